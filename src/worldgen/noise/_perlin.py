@@ -1,0 +1,443 @@
+"""Improved Perlin noise kernels, 1D to 4D, at points and along grid rows.
+
+Construction (Ken Perlin, "Improving Noise", SIGGRAPH 2002, with the 2003
+gradient fix): a doubled permutation table ``p`` hashes the lattice corners
+by nesting, ``p[p[p[X] + Y] + Z]``; each corner's hash picks a gradient whose
+dot product with the offset to the corner is a signed sum of coordinates (no
+multiplication, so it is exact); the corner values are blended with
+``lerp(fade(t), a, b)``, ``fade(t) = 6t^5 - 15t^4 + 10t^3``.
+
+Gradient sets:
+
+- 1D: 16 slopes, ``+-(1 + (h & 7)) / 4`` (0.25 to 2.0, sign from bit 3).
+- 2D: 8 directions, ``h & 7``: the diagonals (+-1, +-1) for 0-3 (x sign
+  from bit 0, y sign from bit 1), then (1, 0), (-1, 0), (0, 1), (0, -1).
+- 3D: Perlin's 12 cube edges padded to 16, ``h & 15``, exactly as his
+  reference ``grad``.
+- 4D: the 32 edges of the tesseract, ``h & 31``: one axis is zero
+  (``h >> 3``: x, y, z or w) and the other three are +-1, their signs from
+  bits 0, 1 and 2 in axis order. The three terms are summed in the order
+  y, z, w and the x term is added last.
+
+The grid-row kernels rely on one structure: along a row, every sample in a
+lattice cell shares the cell's corner hashes, so each corner's dot product is
+``c + k * X`` with ``c`` and ``k`` fixed for the run and ``X`` the sample's
+offset along x. ``k`` is +-1, or a signed zero chosen so that ``k * X`` is
+-0.0 (then ``c + k * X`` is ``c`` bit for bit, signed zeros included). The
+inner loop then vectorises and stays exact: it performs the very operations
+of the point kernel, in the same order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from worldgen._jit import kernel
+from worldgen.noise._lattice import cells, fade, lerp
+
+
+@kernel
+def grad1(h, x):
+    h = np.int64(h) & 15
+    g = ((h & 7) + 1) * 0.25
+    if h & 8:
+        g = -g
+    return g * x
+
+
+@kernel
+def grad2(h, x, y):
+    h = np.int64(h) & 7
+    if h < 4:
+        return (x if (h & 1) == 0 else -x) + (y if (h & 2) == 0 else -y)
+    if h == 4:
+        return x
+    if h == 5:
+        return -x
+    if h == 6:
+        return y
+    return -y
+
+
+@kernel
+def grad3(h, x, y, z):
+    h = np.int64(h) & 15
+    u = x if h < 8 else y
+    if h < 4:
+        v = y
+    elif h == 12 or h == 14:
+        v = x
+    else:
+        v = z
+    return (u if (h & 1) == 0 else -u) + (v if (h & 2) == 0 else -v)
+
+
+@kernel
+def grad4(h, x, y, z, w):
+    h = np.int64(h) & 31
+    zero = h >> 3
+    # The three non-zero axes, in the order x, y, z, w, take sign bits 0, 1, 2.
+    sx = sy = sz = sw = 0
+    bit = 1
+    if zero != 0:
+        sx = bit
+        bit <<= 1
+    if zero != 1:
+        sy = bit
+        bit <<= 1
+    if zero != 2:
+        sz = bit
+        bit <<= 1
+    if zero != 3:
+        sw = bit
+    ty = y if (h & sy) == 0 else -y
+    tz = z if (h & sz) == 0 else -z
+    tw = w if (h & sw) == 0 else -w
+    if zero == 0:
+        return (ty + tz) + tw
+    if zero == 1:
+        rest = tz + tw
+    elif zero == 2:
+        rest = ty + tw
+    else:
+        rest = ty + tz
+    return rest + (x if (h & sx) == 0 else -x)
+
+
+@kernel
+def perlin1(p, period, x):
+    x, x0, x1 = cells(x, period[0])
+    return lerp(fade(x), grad1(p[x0], x), grad1(p[x1], x - 1.0))
+
+
+@kernel
+def perlin2(p, period, x, y):
+    x, x0, x1 = cells(x, period[0])
+    y, y0, y1 = cells(y, period[1])
+    u = fade(x)
+    v = fade(y)
+    a0 = p[x0]
+    a1 = p[x1]
+    xm = x - 1.0
+    ym = y - 1.0
+    return lerp(
+        v,
+        lerp(u, grad2(p[a0 + y0], x, y), grad2(p[a1 + y0], xm, y)),
+        lerp(u, grad2(p[a0 + y1], x, ym), grad2(p[a1 + y1], xm, ym)),
+    )
+
+
+@kernel
+def perlin3(p, period, x, y, z):
+    x, x0, x1 = cells(x, period[0])
+    y, y0, y1 = cells(y, period[1])
+    z, z0, z1 = cells(z, period[2])
+    u = fade(x)
+    v = fade(y)
+    w = fade(z)
+    a0 = p[x0]
+    a1 = p[x1]
+    b00 = p[a0 + y0]
+    b10 = p[a1 + y0]
+    b01 = p[a0 + y1]
+    b11 = p[a1 + y1]
+    xm = x - 1.0
+    ym = y - 1.0
+    zm = z - 1.0
+    return lerp(
+        w,
+        lerp(
+            v,
+            lerp(u, grad3(p[b00 + z0], x, y, z), grad3(p[b10 + z0], xm, y, z)),
+            lerp(u, grad3(p[b01 + z0], x, ym, z), grad3(p[b11 + z0], xm, ym, z)),
+        ),
+        lerp(
+            v,
+            lerp(u, grad3(p[b00 + z1], x, y, zm), grad3(p[b10 + z1], xm, y, zm)),
+            lerp(u, grad3(p[b01 + z1], x, ym, zm), grad3(p[b11 + z1], xm, ym, zm)),
+        ),
+    )
+
+
+@kernel
+def _perlin4_cube(p, c0, c1, x, xm, y, ym, z, zm, w, u, v, t):
+    # Trilinear blend of the 8 corners at one w level. c0 and c1 hold the
+    # corner hashes for x0 and x1, ordered (y0 z0, y1 z0, y0 z1, y1 z1).
+    return lerp(
+        t,
+        lerp(
+            v,
+            lerp(u, grad4(c0[0], x, y, z, w), grad4(c1[0], xm, y, z, w)),
+            lerp(u, grad4(c0[1], x, ym, z, w), grad4(c1[1], xm, ym, z, w)),
+        ),
+        lerp(
+            v,
+            lerp(u, grad4(c0[2], x, y, zm, w), grad4(c1[2], xm, y, zm, w)),
+            lerp(u, grad4(c0[3], x, ym, zm, w), grad4(c1[3], xm, ym, zm, w)),
+        ),
+    )
+
+
+@kernel
+def perlin4(p, period, x, y, z, w):
+    x, x0, x1 = cells(x, period[0])
+    y, y0, y1 = cells(y, period[1])
+    z, z0, z1 = cells(z, period[2])
+    w, w0, w1 = cells(w, period[3])
+    u = fade(x)
+    v = fade(y)
+    t = fade(z)
+    s = fade(w)
+    a0 = p[x0]
+    a1 = p[x1]
+    b0 = (p[p[a0 + y0] + z0], p[p[a0 + y1] + z0], p[p[a0 + y0] + z1], p[p[a0 + y1] + z1])
+    b1 = (p[p[a1 + y0] + z0], p[p[a1 + y1] + z0], p[p[a1 + y0] + z1], p[p[a1 + y1] + z1])
+    lo0 = (p[b0[0] + w0], p[b0[1] + w0], p[b0[2] + w0], p[b0[3] + w0])
+    lo1 = (p[b1[0] + w0], p[b1[1] + w0], p[b1[2] + w0], p[b1[3] + w0])
+    hi0 = (p[b0[0] + w1], p[b0[1] + w1], p[b0[2] + w1], p[b0[3] + w1])
+    hi1 = (p[b1[0] + w1], p[b1[1] + w1], p[b1[2] + w1], p[b1[3] + w1])
+    xm = x - 1.0
+    ym = y - 1.0
+    zm = z - 1.0
+    return lerp(
+        s,
+        _perlin4_cube(p, lo0, lo1, x, xm, y, ym, z, zm, w, u, v, t),
+        _perlin4_cube(p, hi0, hi1, x, xm, y, ym, z, zm, w - 1.0, u, v, t),
+    )
+
+
+# --- grid rows -------------------------------------------------------------
+#
+# A grid is evaluated row by row along x. The x axis is prepared once per
+# grid (see ``axis_table``): ``fx`` holds (offset, offset - 1, fade) per
+# sample, ``ax`` the hashes ``p[cell0]`` and ``p[cell1]``, and ``runs`` the
+# starts of runs of samples in the same cell. Consecutive rows that share
+# their y (and z) cells form a block; ``*_setup`` computes, once per block,
+# each run's corner hashes (as indices into the row's constant table) and
+# x slopes; ``*_row`` then only looks up the constants of its own y (and z)
+# and runs a vectorised loop over each run.
+
+# Below this mean run length the per-run loop set-up costs more than it
+# saves, and one scalar loop over all samples is used instead.
+_SHORT_RUN = 4
+
+# Slopes k of the x term for 2D hashes 0-7, at a corner on the low x side
+# (offset X >= 0, row 0) and the high side (X < 0, row 1); a zero carries
+# the sign that makes k * X equal -0.0.
+_K2 = np.array(
+    [
+        [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, -0.0, -0.0],
+        [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 0.0, 0.0],
+    ]
+)
+
+
+@kernel
+def _row_constants2(y, out):
+    # out[h] = the part of grad2(h, X, y) that does not depend on X.
+    for h in range(8):
+        if h < 4:
+            out[h] = y if (h & 2) == 0 else -y
+        elif h < 6:
+            out[h] = -0.0
+        elif h == 6:
+            out[h] = y
+        else:
+            out[h] = -y
+
+
+@kernel
+def perlin2_setup(p, ax, runs, y0, y1, hashes, slopes):
+    """Corner data of every run for a block of rows in cells ``y0``/``y1``.
+
+    ``hashes[r]`` indexes the 16-entry constant table of :func:`perlin2_row`
+    for corners (x0 y0, x1 y0, x0 y1, x1 y1); ``slopes[r]`` are their k.
+    """
+    seven = np.uint64(7)
+    eight = np.uint64(8)
+    a0s = ax[0]
+    a1s = ax[1]
+    for r in range(runs.size - 1):
+        s = runs[r]
+        h00 = p[a0s[s] + y0] & seven
+        h10 = p[a1s[s] + y0] & seven
+        h01 = p[a0s[s] + y1] & seven
+        h11 = p[a1s[s] + y1] & seven
+        hashes[r, 0] = h00
+        hashes[r, 1] = h10
+        hashes[r, 2] = h01 + eight
+        hashes[r, 3] = h11 + eight
+        slopes[r, 0] = _K2[0, h00]
+        slopes[r, 1] = _K2[1, h10]
+        slopes[r, 2] = _K2[0, h01]
+        slopes[r, 3] = _K2[1, h11]
+
+
+@kernel
+def perlin2_row(hashes, slopes, fx, runs, fy, fym, v, scratch, out):
+    """``out[i] = perlin2(x[i], y)`` along one row of a block.
+
+    ``fy, fym, v`` are the row's offset, offset - 1 and fade; ``scratch``
+    holds at least 16 floats.
+    """
+    c = scratch[:16]
+    _row_constants2(fy, c[:8])
+    _row_constants2(fym, c[8:])
+    # One-dimensional views keep the loops free of index checks, which is
+    # what lets the inner loop vectorise.
+    frac0 = fx[0]
+    frac1 = fx[1]
+    fades = fx[2]
+    short = out.size < _SHORT_RUN * (runs.size - 1)
+    for r in range(runs.size - 1):
+        s = runs[r]
+        e = runs[r + 1]
+        h = hashes[r]
+        k = slopes[r]
+        c00 = c[h[0]]
+        c10 = c[h[1]]
+        c01 = c[h[2]]
+        c11 = c[h[3]]
+        k00 = k[0]
+        k10 = k[1]
+        k01 = k[2]
+        k11 = k[3]
+        if short:
+            for i in range(s, e):
+                x0 = frac0[i]
+                x1 = frac1[i]
+                u = fades[i]
+                g00 = c00 + k00 * x0
+                g10 = c10 + k10 * x1
+                g01 = c01 + k01 * x0
+                g11 = c11 + k11 * x1
+                a = g00 + u * (g10 - g00)
+                b = g01 + u * (g11 - g01)
+                out[i] = a + v * (b - a)
+            continue
+        x0s = frac0[s:e]
+        x1s = frac1[s:e]
+        us = fades[s:e]
+        o = out[s:e]
+        for i in range(e - s):
+            x0 = x0s[i]
+            x1 = x1s[i]
+            u = us[i]
+            g00 = c00 + k00 * x0
+            g10 = c10 + k10 * x1
+            g01 = c01 + k01 * x0
+            g11 = c11 + k11 * x1
+            a = g00 + u * (g10 - g00)
+            b = g01 + u * (g11 - g01)
+            o[i] = a + v * (b - a)
+
+
+# Slopes of the x term for 3D hashes 0-15 (zeros as in _K2).
+_K3 = np.array(
+    [
+        [1, -1, 1, -1, 1, -1, 1, -1, -0.0, -0.0, -0.0, -0.0, 1, -0.0, -1, -0.0],
+        [1, -1, 1, -1, 1, -1, 1, -1, 0.0, 0.0, 0.0, 0.0, 1, 0.0, -1, 0.0],
+    ],
+    dtype=np.float64,
+)
+
+
+@kernel
+def _row_constants3(y, z, out):
+    # out[h] = the part of grad3(h, X, y, z) that does not depend on X.
+    for h in range(16):
+        if h < 4:
+            out[h] = y if (h & 2) == 0 else -y
+        elif h < 8:
+            out[h] = z if (h & 2) == 0 else -z
+        elif h < 12 or h == 13 or h == 15:
+            out[h] = (y if (h & 1) == 0 else -y) + (z if (h & 2) == 0 else -z)
+        else:
+            out[h] = y if (h & 1) == 0 else -y
+
+
+@kernel
+def perlin3_setup(p, ax, runs, y0, y1, z0, z1, hashes, slopes):
+    """Corner data of every run for a block of rows in cells y0/y1, z0/z1.
+
+    Corners are ordered 000 100 010 110 001 101 011 111 (x fastest);
+    ``hashes[r]`` indexes the 64-entry constant table of :func:`perlin3_row`.
+    """
+    fifteen = np.uint64(15)
+    a0s = ax[0]
+    a1s = ax[1]
+    for r in range(runs.size - 1):
+        s = runs[r]
+        a0 = a0s[s]
+        a1 = a1s[s]
+        b00 = p[a0 + y0]
+        b10 = p[a1 + y0]
+        b01 = p[a0 + y1]
+        b11 = p[a1 + y1]
+        hs = (
+            p[b00 + z0] & fifteen, p[b10 + z0] & fifteen,
+            p[b01 + z0] & fifteen, p[b11 + z0] & fifteen,
+            p[b00 + z1] & fifteen, p[b10 + z1] & fifteen,
+            p[b01 + z1] & fifteen, p[b11 + z1] & fifteen,
+        )  # fmt: skip
+        for q in range(8):
+            hashes[r, q] = hs[q] + np.uint64(16 * (q >> 1))
+            slopes[r, q] = _K3[q & 1, hs[q]]
+
+
+@kernel
+def _blend3(x0, x1, u, v, w, g):
+    # g: the 8 corner (c, k) pairs as a flat tuple, corners ordered
+    # 000 100 010 110 001 101 011 111 (x fastest).
+    g000 = g[0] + g[1] * x0
+    g100 = g[2] + g[3] * x1
+    g010 = g[4] + g[5] * x0
+    g110 = g[6] + g[7] * x1
+    g001 = g[8] + g[9] * x0
+    g101 = g[10] + g[11] * x1
+    g011 = g[12] + g[13] * x0
+    g111 = g[14] + g[15] * x1
+    a00 = g000 + u * (g100 - g000)
+    a10 = g010 + u * (g110 - g010)
+    a01 = g001 + u * (g101 - g001)
+    a11 = g011 + u * (g111 - g011)
+    b0 = a00 + v * (a10 - a00)
+    b1 = a01 + v * (a11 - a01)
+    return b0 + w * (b1 - b0)
+
+
+@kernel
+def perlin3_row(hashes, slopes, fx, runs, fy, fym, v, fz, fzm, w, scratch, out):
+    """``out[i] = perlin3(x[i], y, z)`` along one row of a block.
+
+    ``fy, fym, v`` and ``fz, fzm, w`` are the row's offsets, offsets - 1 and
+    fades; ``scratch`` holds at least 64 floats.
+    """
+    c = scratch[:64]
+    _row_constants3(fy, fz, c[0:16])
+    _row_constants3(fym, fz, c[16:32])
+    _row_constants3(fy, fzm, c[32:48])
+    _row_constants3(fym, fzm, c[48:64])
+    frac0 = fx[0]
+    frac1 = fx[1]
+    fades = fx[2]
+    short = out.size < _SHORT_RUN * (runs.size - 1)
+    for r in range(runs.size - 1):
+        s = runs[r]
+        e = runs[r + 1]
+        h = hashes[r]
+        k = slopes[r]
+        g = (
+            c[h[0]], k[0], c[h[1]], k[1], c[h[2]], k[2], c[h[3]], k[3],
+            c[h[4]], k[4], c[h[5]], k[5], c[h[6]], k[6], c[h[7]], k[7],
+        )  # fmt: skip
+        if short:
+            for i in range(s, e):
+                out[i] = _blend3(frac0[i], frac1[i], fades[i], v, w, g)
+            continue
+        x0s = frac0[s:e]
+        x1s = frac1[s:e]
+        us = fades[s:e]
+        o = out[s:e]
+        for i in range(e - s):
+            o[i] = _blend3(x0s[i], x1s[i], us[i], v, w, g)
