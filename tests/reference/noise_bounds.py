@@ -18,7 +18,6 @@ import itertools
 import math
 
 import numpy as np
-from scipy.optimize import minimize
 
 
 def gradients(dim: int) -> np.ndarray:
@@ -26,7 +25,7 @@ def gradients(dim: int) -> np.ndarray:
         return np.array([[s * (m + 1) / 4] for s in (1, -1) for m in range(8)])
     if dim == 2:
         diag = [(a, b) for a in (1, -1) for b in (1, -1)]
-        return np.array(diag + [(1, 0), (-1, 0), (0, 1), (0, -1)], dtype=float)
+        return np.array([*diag, (1, 0), (-1, 0), (0, 1), (0, -1)], dtype=float)
     if dim == 3:
         return np.array(
             [v for v in itertools.product((1, 0, -1), repeat=3) if sum(map(abs, v)) == 2],
@@ -78,13 +77,19 @@ def simplex_bound_at(x: np.ndarray, grads: np.ndarray) -> float:
 
 
 def maximise(fn, dim: int, grads: np.ndarray, lo: float, hi: float, n: int = 4000) -> float:
+    from scipy.optimize import minimize
+
     rng = np.random.default_rng(0)
     starts = rng.uniform(lo, hi, size=(n, dim))
     values = np.array([fn(s, grads) for s in starts])
     best = values.max()
     for s in starts[np.argsort(values)[-20:]]:
-        res = minimize(lambda v: -fn(v, grads), s, method="Nelder-Mead",
-                       options={"xatol": 1e-12, "fatol": 1e-15, "maxiter": 20000})
+        res = minimize(
+            lambda v: -fn(v, grads),
+            s,
+            method="Nelder-Mead",
+            options={"xatol": 1e-12, "fatol": 1e-15, "maxiter": 20000},
+        )
         best = max(best, -res.fun)
     return best
 

@@ -13,10 +13,20 @@ count, whole or in windows.
 - :class:`Fractal`: fBm, billow, turbulence and ridged sums of octaves.
 - :class:`Warp`: domain warping.
 - :func:`axis`: evenly spaced coordinates for grids.
+- :func:`by_name`: a base noise from its name, as configs give it.
 - :func:`permutation`, :func:`derive_seed`: how seeds become tables.
 """
 
-from worldgen.noise._generators import Cellular, Fractal, Noise, Perlin, Simplex, Value, axis
+from worldgen.noise._generators import (
+    Cellular,
+    Fractal,
+    Noise,
+    Perlin,
+    Simplex,
+    Value,
+    axis,
+    by_name,
+)
 from worldgen.noise._seed import derive_seed, permutation
 from worldgen.noise._warp import Warp
 
@@ -29,6 +39,7 @@ __all__ = [
     "Value",
     "Warp",
     "axis",
+    "by_name",
     "derive_seed",
     "permutation",
 ]

@@ -19,12 +19,12 @@ import dataclasses
 import functools
 from typing import ClassVar, NamedTuple
 
+import numba
 import numpy as np
 
 from worldgen.noise import _sampling
 from worldgen.noise._seed import check_seed, derive_seed, permutation
 from worldgen.noise._validate import (
-    AXES,
     axis_vectors,
     check_choice,
     check_dtype,
@@ -181,7 +181,7 @@ class Noise:
             if ndim == 1:
                 _sampling.points1(*plan, vectors[0], out)
             else:
-                _GRIDS[ndim](*plan, *vectors, out)
+                _GRIDS[ndim](*plan, *vectors, out, numba.get_num_threads())
         return out
 
 
@@ -504,7 +504,9 @@ class Fractal(Noise):
                     f"(period={self.base.period!r}), so that every octave tiles; "
                     f"got {self.lacunarity!r}"
                 )
-            periods = self.base.period if isinstance(self.base.period, tuple) else (self.base.period,)
+            periods = (
+                self.base.period if isinstance(self.base.period, tuple) else (self.base.period,)
+            )
             if max(periods) * lacunarity ** (self.octaves - 1) > MAX_PERIOD:
                 raise ValueError(
                     "period * lacunarity**(octaves - 1) must stay below 2**53; "
@@ -562,10 +564,40 @@ def _fractal_plan(fractal: Fractal, ndim: int) -> Plan:
             offsets[o, axis] = octave_offset(seed, o, axis)
         freq *= fractal.lacunarity
         amp *= fractal.persistence
+    total = 0.0
+    for amp in amps.tolist():  # in octave order, as documented
+        total += amp
     mode = _MODES.index(fractal.mode)
     return Plan(
-        base.kind, perms, periods, base.iopts, base.jitter, freqs, offsets, amps, mode, float(amps.sum())
+        base.kind, perms, periods, base.iopts, base.jitter, freqs, offsets, amps, mode, total
     )
+
+
+BASES = {"perlin": Perlin, "value": Value, "simplex": Simplex, "cellular": Cellular}
+
+
+def by_name(name: str, **params) -> Noise:
+    """A base noise from its name, as configs and the command line give it.
+
+    Parameters
+    ----------
+    name : {'perlin', 'value', 'simplex', 'cellular'}
+    **params
+        Fields of that generator (``seed``, ``period``, ...).
+
+    Examples
+    --------
+    >>> by_name("value", seed=3, interpolation="linear")
+    Value(seed=3, period=None, interpolation='linear')
+    """
+    check_choice(name, "noise", tuple(BASES))
+    fields = {f.name for f in dataclasses.fields(BASES[name])}
+    unknown = sorted(set(params) - fields)
+    if unknown:
+        raise ValueError(
+            f"{name} noise has no parameter {', '.join(unknown)}; valid: {', '.join(sorted(fields))}"
+        )
+    return BASES[name](**params)
 
 
 def axis(start: float, count: int, step: float) -> np.ndarray:
@@ -588,4 +620,4 @@ def axis(start: float, count: int, step: float) -> np.ndarray:
     return float(start) + np.arange(count, dtype=np.float64) * float(step)
 
 
-__all__ = ["AXES", "Cellular", "Fractal", "Noise", "Perlin", "Simplex", "Value", "axis"]
+__all__ = ["Cellular", "Fractal", "Noise", "Perlin", "Simplex", "Value", "axis", "by_name"]

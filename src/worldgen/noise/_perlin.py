@@ -217,9 +217,10 @@ def perlin4(p, period, x, y, z, w):
 # x slopes; ``*_row`` then only looks up the constants of its own y (and z)
 # and runs a vectorised loop over each run.
 
-# Below this mean run length the per-run loop set-up costs more than it
-# saves, and one scalar loop over all samples is used instead.
-_SHORT_RUN = 4
+# Below this mean run length the per-run set-up costs more than it saves,
+# and the ``*_row_short`` kernels, one scalar loop over all samples that
+# hashes as it goes, are used instead.
+SHORT_RUN = 4
 
 # Slopes k of the x term for 2D hashes 0-7, at a corner on the low x side
 # (offset X >= 0, row 0) and the high side (X < 0, row 1); a zero carries
@@ -232,18 +233,25 @@ _K2 = np.array(
 )
 
 
+# The x-free part of grad2(h, X, y) is s * y with s from this table: row 0
+# for a corner on the low y side (y >= 0), row 1 for the high side (y < 0).
+# Where the gradient has no y part, s is the signed zero that makes s * y
+# equal -0.0, so that -0.0 + k * X is k * X exactly.
+_S2 = np.array(
+    [
+        [1.0, 1.0, -1.0, -1.0, -0.0, -0.0, 1.0, -1.0],
+        [1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 1.0, -1.0],
+    ]
+)
+
+
 @kernel
-def _row_constants2(y, out):
-    # out[h] = the part of grad2(h, X, y) that does not depend on X.
+def _row_constants2(fy, fym, out):
+    # out[8 q + h] = the x-free part of grad2(h, X, y) for the low (q = 0)
+    # and high (q = 1) corners: one product, so the loop vectorises.
     for h in range(8):
-        if h < 4:
-            out[h] = y if (h & 2) == 0 else -y
-        elif h < 6:
-            out[h] = -0.0
-        elif h == 6:
-            out[h] = y
-        else:
-            out[h] = -y
+        out[h] = _S2[0, h] * fy
+        out[8 + h] = _S2[1, h] * fym
 
 
 @kernel
@@ -281,14 +289,12 @@ def perlin2_row(hashes, slopes, fx, runs, fy, fym, v, scratch, out):
     holds at least 16 floats.
     """
     c = scratch[:16]
-    _row_constants2(fy, c[:8])
-    _row_constants2(fym, c[8:])
+    _row_constants2(fy, fym, c)
     # One-dimensional views keep the loops free of index checks, which is
     # what lets the inner loop vectorise.
     frac0 = fx[0]
     frac1 = fx[1]
     fades = fx[2]
-    short = out.size < _SHORT_RUN * (runs.size - 1)
     for r in range(runs.size - 1):
         s = runs[r]
         e = runs[r + 1]
@@ -302,19 +308,6 @@ def perlin2_row(hashes, slopes, fx, runs, fy, fym, v, scratch, out):
         k10 = k[1]
         k01 = k[2]
         k11 = k[3]
-        if short:
-            for i in range(s, e):
-                x0 = frac0[i]
-                x1 = frac1[i]
-                u = fades[i]
-                g00 = c00 + k00 * x0
-                g10 = c10 + k10 * x1
-                g01 = c01 + k01 * x0
-                g11 = c11 + k11 * x1
-                a = g00 + u * (g10 - g00)
-                b = g01 + u * (g11 - g01)
-                out[i] = a + v * (b - a)
-            continue
         x0s = frac0[s:e]
         x1s = frac1[s:e]
         us = fades[s:e]
@@ -342,18 +335,34 @@ _K3 = np.array(
 )
 
 
+# The x-free part of grad3(h, X, y, z) is sy * y + sz * z with signs from
+# these tables (rows as in _S2: 0 for y, z >= 0, 1 for y, z < 0); a missing
+# term gets the signed zero that makes its product -0.0, which leaves the
+# other term exact.
+_SY3 = np.array(
+    [
+        [1, 1, -1, -1, -0.0, -0.0, -0.0, -0.0, 1, -1, 1, -1, 1, -1, 1, -1],
+        [1, 1, -1, -1, 0.0, 0.0, 0.0, 0.0, 1, -1, 1, -1, 1, -1, 1, -1],
+    ],
+    dtype=np.float64,
+)
+_SZ3 = np.array(
+    [
+        [-0.0, -0.0, -0.0, -0.0, 1, 1, -1, -1, 1, 1, -1, -1, -0.0, 1, -0.0, -1],
+        [0.0, 0.0, 0.0, 0.0, 1, 1, -1, -1, 1, 1, -1, -1, 0.0, 1, 0.0, -1],
+    ],
+    dtype=np.float64,
+)
+
+
 @kernel
-def _row_constants3(y, z, out):
-    # out[h] = the part of grad3(h, X, y, z) that does not depend on X.
+def _row_constants3(fy, fym, fz, fzm, out):
+    # out[16 q + h] for the four (y, z) corner sides q = y side + 2 z side.
     for h in range(16):
-        if h < 4:
-            out[h] = y if (h & 2) == 0 else -y
-        elif h < 8:
-            out[h] = z if (h & 2) == 0 else -z
-        elif h < 12 or h == 13 or h == 15:
-            out[h] = (y if (h & 1) == 0 else -y) + (z if (h & 2) == 0 else -z)
-        else:
-            out[h] = y if (h & 1) == 0 else -y
+        out[h] = _SY3[0, h] * fy + _SZ3[0, h] * fz
+        out[16 + h] = _SY3[1, h] * fym + _SZ3[0, h] * fz
+        out[32 + h] = _SY3[0, h] * fy + _SZ3[1, h] * fzm
+        out[48 + h] = _SY3[1, h] * fym + _SZ3[1, h] * fzm
 
 
 @kernel
@@ -414,14 +423,10 @@ def perlin3_row(hashes, slopes, fx, runs, fy, fym, v, fz, fzm, w, scratch, out):
     fades; ``scratch`` holds at least 64 floats.
     """
     c = scratch[:64]
-    _row_constants3(fy, fz, c[0:16])
-    _row_constants3(fym, fz, c[16:32])
-    _row_constants3(fy, fzm, c[32:48])
-    _row_constants3(fym, fzm, c[48:64])
+    _row_constants3(fy, fym, fz, fzm, c)
     frac0 = fx[0]
     frac1 = fx[1]
     fades = fx[2]
-    short = out.size < _SHORT_RUN * (runs.size - 1)
     for r in range(runs.size - 1):
         s = runs[r]
         e = runs[r + 1]
@@ -431,13 +436,149 @@ def perlin3_row(hashes, slopes, fx, runs, fy, fym, v, fz, fzm, w, scratch, out):
             c[h[0]], k[0], c[h[1]], k[1], c[h[2]], k[2], c[h[3]], k[3],
             c[h[4]], k[4], c[h[5]], k[5], c[h[6]], k[6], c[h[7]], k[7],
         )  # fmt: skip
-        if short:
-            for i in range(s, e):
-                out[i] = _blend3(frac0[i], frac1[i], fades[i], v, w, g)
-            continue
         x0s = frac0[s:e]
         x1s = frac1[s:e]
         us = fades[s:e]
         o = out[s:e]
         for i in range(e - s):
             o[i] = _blend3(x0s[i], x1s[i], us[i], v, w, g)
+
+
+@kernel
+def perlin2_row_short(p, fx, ax, y0, y1, fy, fym, v, scratch, out):
+    """``out[i] = perlin2(x[i], y)`` for rows whose cells hold few samples."""
+    c = scratch[:16]
+    _row_constants2(fy, fym, c)
+    k0 = _K2[0]
+    k1 = _K2[1]
+    frac0 = fx[0]
+    frac1 = fx[1]
+    fades = fx[2]
+    a0s = ax[0]
+    a1s = ax[1]
+    seven = np.uint64(7)
+    eight = np.uint64(8)
+    for i in range(out.size):
+        a0 = a0s[i]
+        a1 = a1s[i]
+        h00 = p[a0 + y0] & seven
+        h10 = p[a1 + y0] & seven
+        h01 = p[a0 + y1] & seven
+        h11 = p[a1 + y1] & seven
+        x0 = frac0[i]
+        x1 = frac1[i]
+        u = fades[i]
+        g00 = c[h00] + k0[h00] * x0
+        g10 = c[h10] + k1[h10] * x1
+        g01 = c[h01 + eight] + k0[h01] * x0
+        g11 = c[h11 + eight] + k1[h11] * x1
+        a = g00 + u * (g10 - g00)
+        b = g01 + u * (g11 - g01)
+        out[i] = a + v * (b - a)
+
+
+@kernel
+def perlin3_row_short(p, fx, ax, y0, y1, z0, z1, fy, fym, v, fz, fzm, w, scratch, out):
+    """``out[i] = perlin3(x[i], y, z)`` for rows whose cells hold few samples."""
+    c = scratch[:64]
+    _row_constants3(fy, fym, fz, fzm, c)
+    k0 = _K3[0]
+    k1 = _K3[1]
+    frac0 = fx[0]
+    frac1 = fx[1]
+    fades = fx[2]
+    a0s = ax[0]
+    a1s = ax[1]
+    fifteen = np.uint64(15)
+    sixteen = np.uint64(16)
+    for i in range(out.size):
+        a0 = a0s[i]
+        a1 = a1s[i]
+        b00 = p[a0 + y0]
+        b10 = p[a1 + y0]
+        b01 = p[a0 + y1]
+        b11 = p[a1 + y1]
+        h000 = p[b00 + z0] & fifteen
+        h100 = p[b10 + z0] & fifteen
+        h010 = p[b01 + z0] & fifteen
+        h110 = p[b11 + z0] & fifteen
+        h001 = p[b00 + z1] & fifteen
+        h101 = p[b10 + z1] & fifteen
+        h011 = p[b01 + z1] & fifteen
+        h111 = p[b11 + z1] & fifteen
+        g = (
+            c[h000], k0[h000], c[h100], k1[h100],
+            c[h010 + sixteen], k0[h010], c[h110 + sixteen], k1[h110],
+            c[h001 + 2 * sixteen], k0[h001], c[h101 + 2 * sixteen], k1[h101],
+            c[h011 + 3 * sixteen], k0[h011], c[h111 + 3 * sixteen], k1[h111],
+        )  # fmt: skip
+        out[i] = _blend3(frac0[i], frac1[i], fades[i], v, w, g)
+
+
+@kernel
+def perlin2_rows(p, fx, ax, runs, fy, cy, j0, j1, hashes, slopes, scratch, target, first):
+    """Rows ``j0:j1`` of a 2D grid into ``target[j - first]``.
+
+    ``fx, ax, runs`` describe the x axis and ``fy, cy`` the y axis (see
+    ``axis_table``); ``hashes``/``slopes`` hold one entry per run.
+    """
+    if fx.shape[1] < SHORT_RUN * (runs.size - 1):
+        for j in range(j0, j1):
+            perlin2_row_short(
+                p,
+                fx,
+                ax,
+                cy[0, j],
+                cy[1, j],
+                fy[0, j],
+                fy[1, j],
+                fy[2, j],
+                scratch,
+                target[j - first],
+            )
+        return
+    for j in range(j0, j1):
+        if j == j0 or cy[0, j] != cy[0, j - 1] or cy[1, j] != cy[1, j - 1]:
+            perlin2_setup(p, ax, runs, cy[0, j], cy[1, j], hashes, slopes)
+        perlin2_row(
+            hashes, slopes, fx, runs, fy[0, j], fy[1, j], fy[2, j], scratch, target[j - first]
+        )
+
+
+@kernel
+def perlin3_rows(
+    p, fx, ax, runs, fy, cy, fz, cz, r0, r1, height, hashes, slopes, scratch, target, first
+):
+    """Flattened (z, y) rows ``r0:r1`` of a 3D grid into ``target[r - first]``."""
+    short = fx.shape[1] < SHORT_RUN * (runs.size - 1)
+    for r in range(r0, r1):
+        k = r // height
+        j = r - k * height
+        t = target[r - first]
+        if short:
+            perlin3_row_short(
+                p, fx, ax, cy[0, j], cy[1, j], cz[0, k], cz[1, k],
+                fy[0, j], fy[1, j], fy[2, j], fz[0, k], fz[1, k], fz[2, k], scratch, t,
+            )  # fmt: skip
+            continue
+        pk = (r - 1) // height
+        pj = r - 1 - pk * height
+        if (
+            r == r0 or cy[0, j] != cy[0, pj] or cy[1, j] != cy[1, pj]
+            or cz[0, k] != cz[0, pk] or cz[1, k] != cz[1, pk]
+        ):  # fmt: skip
+            perlin3_setup(p, ax, runs, cy[0, j], cy[1, j], cz[0, k], cz[1, k], hashes, slopes)
+        perlin3_row(
+            hashes,
+            slopes,
+            fx,
+            runs,
+            fy[0, j],
+            fy[1, j],
+            fy[2, j],
+            fz[0, k],
+            fz[1, k],
+            fz[2, k],
+            scratch,
+            t,
+        )

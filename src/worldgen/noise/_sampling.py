@@ -20,7 +20,7 @@ depends on which thread runs it, so results do not depend on thread count.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
+from numba import get_thread_id, prange
 
 from worldgen._jit import kernel, parallel_kernel
 from worldgen.noise._cellular import cellular2, cellular3
@@ -28,11 +28,9 @@ from worldgen.noise._lattice import axis_table
 from worldgen.noise._perlin import (
     perlin1,
     perlin2,
-    perlin2_row,
-    perlin2_setup,
+    perlin2_rows,
     perlin3,
-    perlin3_row,
-    perlin3_setup,
+    perlin3_rows,
     perlin4,
 )
 from worldgen.noise._simplex import simplex2, simplex3, simplex4
@@ -232,130 +230,199 @@ def _chunking(rows, width):
 
 
 @kernel
+def _buffers(width, per, n):
+    """Scratch space for each of ``n`` threads, indexed by ``get_thread_id()``.
+
+    Allocated once per call rather than once per chunk: allocation inside a
+    parallel loop contends on the allocator. Which thread uses which buffer
+    does not change any result. (The thread count comes from the caller:
+    asking numba for it here would make the driver uncacheable.)
+    """
+    return (
+        np.empty((n, 64)),
+        np.empty((n, width, 8), dtype=np.uint64),
+        np.empty((n, width, 8)),
+        np.empty((n, per, width)),
+        np.empty((n, per, width)),
+    )
+
+
+@kernel
 def _interp(kind, iopts):
     # Perlin always fades; value noise uses its chosen interpolant.
     return 2 if kind == PERLIN else iopts[0]
 
 
 @kernel
-def _row2(kind, p, period, iopts, jitter, o, j, new_block, X, Y, hashes, slopes, scratch, target):
-    xs, fx, cx, ax, rx, nrx = X
-    ys, fy, cy, ay, ry, nry = Y
-    runs = rx[o, : nrx[o]]
-    if kind == PERLIN:
-        if new_block:
-            perlin2_setup(p, ax[o], runs, cy[o, 0, j], cy[o, 1, j], hashes, slopes)
-        perlin2_row(hashes, slopes, fx[o], runs, fy[o, 0, j], fy[o, 1, j], fy[o, 2, j], scratch, target)
-    elif kind == VALUE:
-        if new_block:
-            value2_setup(p, ax[o], runs, cy[o, 0, j], cy[o, 1, j], slopes)
-        value2_row(slopes, fx[o], runs, fy[o, 2, j], target)
-    else:
-        y = ys[o, j]
-        for i in range(target.size):
-            target[i] = noise2(kind, p, period, iopts, jitter, xs[o, i], y)
-
-
-@parallel_kernel
-def grid2(kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, xs, ys, out):
-    octaves = perms.shape[0]
-    width = xs.size
-    interp = _interp(kind, iopts)
-    X = _axes(xs, freqs, offsets, periods, 0, interp, perms)
-    Y = _axes(ys, freqs, offsets, periods, 1, interp, perms)
-    cy = Y[2]
-    single = octaves == 1 and mode == FBM
-    per, nchunks = _chunking(ys.size, width)
-    for chunk in prange(nchunks):
-        j0 = chunk * per
-        j1 = min(ys.size, j0 + per)
-        scratch = np.empty(64)
-        hashes = np.empty((width, 8), dtype=np.uint64)
-        slopes = np.empty((width, 8))
-        row = np.empty(width)
-        acc = np.empty((j1 - j0, width))
-        for o in range(octaves):
-            p = perms[o]
-            for j in range(j0, j1):
-                new_block = j == j0 or cy[o, 0, j] != cy[o, 0, j - 1] or cy[o, 1, j] != cy[o, 1, j - 1]
-                if single:
-                    _row2(kind, p, periods[o], iopts, jitter, o, j, new_block, X, Y, hashes, slopes, scratch, out[j])
-                else:
-                    _row2(kind, p, periods[o], iopts, jitter, o, j, new_block, X, Y, hashes, slopes, scratch, row)
-                    _accumulate(acc[j - j0], row, o, amps[o], mode)
-        if not single:
-            for j in range(j0, j1):
-                _store(acc[j - j0], total, out[j])
+def _new_block(cells, o, a, b):
+    # Do indices a and b of an axis lie in different cells at octave o?
+    return cells[o, 0, a] != cells[o, 0, b] or cells[o, 1, a] != cells[o, 1, b]
 
 
 @kernel
-def _row3(kind, p, period, iopts, jitter, o, k, j, new_block, X, Y, Z, hashes, slopes, scratch, target):
-    xs, fx, cx, ax, rx, nrx = X
-    ys, fy, cy, ay, ry, nry = Y
-    zs, fz, cz, az, rz, nrz = Z
+def _rows2(kind, plan, X, Y, o, j0, j1, hashes, slopes, scratch, target, first):
+    """Rows ``j0:j1`` of octave ``o`` into ``target`` (rows ``target[j - first]``)."""
+    perms, periods, iopts, jitter = plan
+    xs, fx, _, ax, rx, nrx = X
+    ys, fy, cy, _, _, _ = Y
+    p = perms[o]
     runs = rx[o, : nrx[o]]
+    fxo = fx[o]
+    axo = ax[o]
+    fyo = fy[o]
+    cyo = cy[o]
     if kind == PERLIN:
-        if new_block:
-            perlin3_setup(p, ax[o], runs, cy[o, 0, j], cy[o, 1, j], cz[o, 0, k], cz[o, 1, k], hashes, slopes)
-        perlin3_row(
-            hashes, slopes, fx[o], runs, fy[o, 0, j], fy[o, 1, j], fy[o, 2, j],
-            fz[o, 0, k], fz[o, 1, k], fz[o, 2, k], scratch, target,
-        )  # fmt: skip
+        perlin2_rows(p, fxo, axo, runs, fyo, cyo, j0, j1, hashes, slopes, scratch, target, first)
     elif kind == VALUE:
-        if new_block:
-            value3_setup(p, ax[o], runs, cy[o, 0, j], cy[o, 1, j], cz[o, 0, k], cz[o, 1, k], slopes)
-        value3_row(slopes, fx[o], runs, fy[o, 2, j], fz[o, 2, k], target)
+        for j in range(j0, j1):
+            if j == j0 or _new_block(cy, o, j, j - 1):
+                value2_setup(p, axo, runs, cyo[0, j], cyo[1, j], slopes)
+            value2_row(slopes, fxo, runs, fyo[2, j], target[j - first])
     else:
-        y = ys[o, j]
-        z = zs[o, k]
-        for i in range(target.size):
-            target[i] = noise3(kind, p, period, iopts, jitter, xs[o, i], y, z)
+        xso = xs[o]
+        period = periods[o]
+        for j in range(j0, j1):
+            y = ys[o, j]
+            t = target[j - first]
+            for i in range(xso.size):
+                t[i] = noise2(kind, p, period, iopts, jitter, xso[i], y)
 
 
 @parallel_kernel
-def grid3(kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, xs, ys, zs, out):
+def grid2(
+    kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, xs, ys, out, nthreads
+):
+    octaves = perms.shape[0]
+    width = xs.size
+    interp = _interp(kind, iopts)
+    plan = (perms, periods, iopts, jitter)
+    X = _axes(xs, freqs, offsets, periods, 0, interp, perms)
+    Y = _axes(ys, freqs, offsets, periods, 1, interp, perms)
+    single = octaves == 1 and mode == FBM
+    per, nchunks = _chunking(ys.size, width)
+    scratches, hashbufs, slopebufs, rowbufs, accbufs = _buffers(width, per, nthreads)
+    for chunk in prange(nchunks):
+        j0 = chunk * per
+        j1 = min(ys.size, j0 + per)
+        t = get_thread_id()
+        scratch = scratches[t]
+        hashes = hashbufs[t]
+        slopes = slopebufs[t]
+        if single:
+            _rows2(kind, plan, X, Y, 0, j0, j1, hashes, slopes, scratch, out, 0)
+            continue
+        rows = rowbufs[t]
+        acc = accbufs[t]
+        for o in range(octaves):
+            _rows2(kind, plan, X, Y, o, j0, j1, hashes, slopes, scratch, rows, j0)
+            for j in range(j1 - j0):
+                _accumulate(acc[j], rows[j], o, amps[o], mode)
+        for j in range(j0, j1):
+            _store(acc[j - j0], total, out[j])
+
+
+@kernel
+def _rows3(kind, plan, X, Y, Z, o, r0, r1, height, hashes, slopes, scratch, target, first):
+    """Flattened (z, y) rows ``r0:r1`` of octave ``o`` into ``target``."""
+    perms, periods, iopts, jitter = plan
+    xs, fx, _, ax, rx, nrx = X
+    ys, fy, cy, _, _, _ = Y
+    zs, fz, cz, _, _, _ = Z
+    p = perms[o]
+    runs = rx[o, : nrx[o]]
+    fxo = fx[o]
+    axo = ax[o]
+    fyo = fy[o]
+    cyo = cy[o]
+    fzo = fz[o]
+    czo = cz[o]
+    if kind == PERLIN:
+        perlin3_rows(
+            p,
+            fxo,
+            axo,
+            runs,
+            fyo,
+            cyo,
+            fzo,
+            czo,
+            r0,
+            r1,
+            height,
+            hashes,
+            slopes,
+            scratch,
+            target,
+            first,
+        )
+        return
+    for r in range(r0, r1):
+        k = r // height
+        j = r - k * height
+        t = target[r - first]
+        if kind == VALUE:
+            pk = (r - 1) // height
+            pj = r - 1 - pk * height
+            if r == r0 or _new_block(cy, o, j, pj) or _new_block(cz, o, k, pk):
+                value3_setup(p, axo, runs, cyo[0, j], cyo[1, j], czo[0, k], czo[1, k], slopes)
+            value3_row(slopes, fxo, runs, fyo[2, j], fzo[2, k], t)
+        else:
+            y = ys[o, j]
+            z = zs[o, k]
+            xso = xs[o]
+            for i in range(xso.size):
+                t[i] = noise3(kind, p, periods[o], iopts, jitter, xso[i], y, z)
+
+
+@parallel_kernel
+def grid3(
+    kind,
+    perms,
+    periods,
+    iopts,
+    jitter,
+    freqs,
+    offsets,
+    amps,
+    mode,
+    total,
+    xs,
+    ys,
+    zs,
+    out,
+    nthreads,
+):
     octaves = perms.shape[0]
     width = xs.size
     height = ys.size
     interp = _interp(kind, iopts)
+    plan = (perms, periods, iopts, jitter)
     X = _axes(xs, freqs, offsets, periods, 0, interp, perms)
     Y = _axes(ys, freqs, offsets, periods, 1, interp, perms)
     Z = _axes(zs, freqs, offsets, periods, 2, interp, perms)
-    cy = Y[2]
-    cz = Z[2]
     single = octaves == 1 and mode == FBM
     rows = zs.size * height
+    flat = out.reshape((rows, width))
     per, nchunks = _chunking(rows, width)
+    scratches, hashbufs, slopebufs, rowbufs, accbufs = _buffers(width, per, nthreads)
     for chunk in prange(nchunks):
         r0 = chunk * per
         r1 = min(rows, r0 + per)
-        scratch = np.empty(64)
-        hashes = np.empty((width, 8), dtype=np.uint64)
-        slopes = np.empty((width, 8))
-        row = np.empty(width)
-        acc = np.empty((r1 - r0, width))
+        t = get_thread_id()
+        scratch = scratches[t]
+        hashes = hashbufs[t]
+        slopes = slopebufs[t]
+        if single:
+            _rows3(kind, plan, X, Y, Z, 0, r0, r1, height, hashes, slopes, scratch, flat, 0)
+            continue
+        buf = rowbufs[t]
+        acc = accbufs[t]
         for o in range(octaves):
-            p = perms[o]
-            for r in range(r0, r1):
-                k = r // height
-                j = r - k * height
-                new_block = r == r0
-                if not new_block:
-                    pk = (r - 1) // height
-                    pj = r - 1 - pk * height
-                    new_block = (
-                        cy[o, 0, j] != cy[o, 0, pj] or cy[o, 1, j] != cy[o, 1, pj]
-                        or cz[o, 0, k] != cz[o, 0, pk] or cz[o, 1, k] != cz[o, 1, pk]
-                    )  # fmt: skip
-                if single:
-                    _row3(kind, p, periods[o], iopts, jitter, o, k, j, new_block, X, Y, Z, hashes, slopes, scratch, out[k, j])
-                else:
-                    _row3(kind, p, periods[o], iopts, jitter, o, k, j, new_block, X, Y, Z, hashes, slopes, scratch, row)
-                    _accumulate(acc[r - r0], row, o, amps[o], mode)
-        if not single:
-            for r in range(r0, r1):
-                k = r // height
-                _store(acc[r - r0], total, out[k, r - k * height])
+            _rows3(kind, plan, X, Y, Z, o, r0, r1, height, hashes, slopes, scratch, buf, r0)
+            for r in range(r1 - r0):
+                _accumulate(acc[r], buf[r], o, amps[o], mode)
+        for r in range(r0, r1):
+            _store(acc[r - r0], total, flat[r])
 
 
 @kernel
@@ -368,7 +435,24 @@ def _scaled(coords, freqs, offsets, axis):
 
 
 @parallel_kernel
-def grid4(kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, xs, ys, zs, ws, out):
+def grid4(
+    kind,
+    perms,
+    periods,
+    iopts,
+    jitter,
+    freqs,
+    offsets,
+    amps,
+    mode,
+    total,
+    xs,
+    ys,
+    zs,
+    ws,
+    out,
+    nthreads,
+):
     octaves = perms.shape[0]
     sx = _scaled(xs, freqs, offsets, 0)
     sy = _scaled(ys, freqs, offsets, 1)
@@ -386,6 +470,16 @@ def grid4(kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total
         for i in range(xs.size):
             acc = n = 0.0
             for o in range(octaves):
-                n = noise4(kind, perms[o], periods[o], iopts, jitter, sx[o, i], sy[o, j], sz[o, k], sw[o, m])
+                n = noise4(
+                    kind,
+                    perms[o],
+                    periods[o],
+                    iopts,
+                    jitter,
+                    sx[o, i],
+                    sy[o, j],
+                    sz[o, k],
+                    sw[o, m],
+                )
                 acc = _combine(acc, o, amps[o], mode, n)
             target[i] = _finish(single, acc, total, n)

@@ -179,9 +179,7 @@ def simplex4(p, x, y, z, w):
         dz = z0 - dk + c * G4
         dw = w0 - dl + c * G4
         h = p[
-            p[p[p[i + np.uint64(di)] + j + np.uint64(dj)] + k + np.uint64(dk)]
-            + m
-            + np.uint64(dl)
+            p[p[p[i + np.uint64(di)] + j + np.uint64(dj)] + k + np.uint64(dk)] + m + np.uint64(dl)
         ]
         n += _falloff(dx * dx + dy * dy + dz * dz + dw * dw) * grad4(h, dx, dy, dz, dw)
     return SCALE4 * n

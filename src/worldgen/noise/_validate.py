@@ -116,8 +116,7 @@ def _as_float(value: object, name: str) -> np.ndarray:
         raise TypeError(f"{name} must be a number or an array of numbers: {exc}") from None
     if array.dtype.kind not in "biuf":
         raise TypeError(
-            f"{name} must hold real numbers, got dtype {array.dtype}; "
-            "use .astype(numpy.float64)"
+            f"{name} must hold real numbers, got dtype {array.dtype}; use .astype(numpy.float64)"
         )
     array = array.astype(np.float64, copy=False)
     if array.size and not np.isfinite(array).all():

@@ -10,8 +10,6 @@ output is a convex blend of corner values and stays in [-1, 1].
 
 from __future__ import annotations
 
-import numpy as np
-
 from worldgen._jit import kernel
 from worldgen.noise._lattice import cells, fade, lerp, smoothstep
 

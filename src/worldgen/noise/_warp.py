@@ -54,7 +54,12 @@ class Warp(Noise):
             if not isinstance(getattr(self, field), Noise):
                 raise TypeError(f"{field} must be a worldgen noise, got {getattr(self, field)!r}")
         amp = self.amplitude
-        if isinstance(amp, bool) or not isinstance(amp, (int, float)) or not np.isfinite(amp) or amp < 0:
+        if (
+            isinstance(amp, bool)
+            or not isinstance(amp, (int, float))
+            or not np.isfinite(amp)
+            or amp < 0
+        ):
             raise ValueError(f"amplitude must be a finite number >= 0, got {amp!r}")
 
     @property
@@ -80,8 +85,7 @@ class Warp(Noise):
 
     def _sample(self, ndim, arrays, shape, dtype) -> np.ndarray:
         moved = [
-            a + self.amplitude * part(*arrays)
-            for a, part in zip(arrays, self._components(ndim))
+            a + self.amplitude * part(*arrays) for a, part in zip(arrays, self._components(ndim))
         ]
         return np.asarray(self.base(*moved, dtype=dtype), dtype=dtype)
 

@@ -1,0 +1,42 @@
+"""Atomic file output: a file appears whole, or not at all."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pathlib
+import tempfile
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | os.PathLike) -> Iterator[pathlib.Path]:
+    """Yield a temporary path beside ``path``; move it into place on success.
+
+    The temporary file lives in the same directory (so the final rename is
+    atomic), is flushed to disk before the rename, and is removed if the
+    block raises or is interrupted, so no half-written file is ever left at
+    ``path``.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "hello.txt"
+    >>> with atomic_output(target) as tmp:
+    ...     _ = tmp.write_text("hi")
+    >>> target.read_text()
+    'hi'
+    """
+    target = pathlib.Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    os.close(fd)
+    tmp = pathlib.Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

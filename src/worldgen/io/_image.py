@@ -1,0 +1,50 @@
+"""Greyscale PNG images of height fields, written with Pillow."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+import numpy as np
+from PIL import Image
+
+from worldgen.io._atomic import atomic_output
+
+
+def write_grey_png(path: str | os.PathLike, values: np.ndarray, *, bits: int = 8) -> pathlib.Path:
+    """Write values in [0, 1] as an 8- or 16-bit greyscale PNG.
+
+    Parameters
+    ----------
+    path : path-like
+        Where to write; the file appears atomically.
+    values : ndarray, shape (H, W)
+        Heights in [0, 1]; row 0 is the top of the image.
+    bits : {8, 16}
+        Bit depth. Values are scaled by 255 or 65535 and rounded.
+
+    Returns
+    -------
+    pathlib.Path
+        The path written.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is not 2-D, holds NaN or values outside [0, 1], or
+        ``bits`` is not 8 or 16.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2 or 0 in values.shape:
+        raise ValueError(f"values must be a non-empty 2-D array (H, W), got shape {values.shape}")
+    if bits not in (8, 16):
+        raise ValueError(f"bits must be 8 or 16, got {bits!r}")
+    if not (np.isfinite(values).all() and values.min() >= 0.0 and values.max() <= 1.0):
+        raise ValueError("values must be finite and within [0, 1]; normalise them first")
+    top = 255 if bits == 8 else 65535
+    pixels = np.rint(values * top).astype(np.uint8 if bits == 8 else np.uint16)
+    image = Image.fromarray(pixels)
+    target = pathlib.Path(path)
+    with atomic_output(target) as tmp:
+        image.save(tmp, format="PNG")
+    return target

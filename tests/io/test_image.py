@@ -1,0 +1,42 @@
+"""PNG output: exact round trips, atomic writes, clear errors."""
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from worldgen.io import atomic_output, write_grey_png
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+def test_round_trip_equals_quantised_values(tmp_path, bits):
+    values = np.random.default_rng(1).random((37, 53))
+    path = write_grey_png(tmp_path / "h.png", values, bits=bits)
+    with Image.open(path) as image:
+        back = np.asarray(image)
+    top = 255 if bits == 8 else 65535
+    assert back.shape == (37, 53)
+    assert np.array_equal(back, np.rint(values * top).astype(back.dtype))
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        (np.zeros(5), "2-D"),
+        (np.full((2, 2), 1.5), r"within \[0, 1\]"),
+        (np.full((2, 2), np.nan), "finite"),
+    ],
+)
+def test_bad_values_write_nothing(tmp_path, values, message):
+    with pytest.raises(ValueError, match=message):
+        write_grey_png(tmp_path / "h.png", values)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failure_inside_atomic_output_leaves_no_file(tmp_path):
+    target = tmp_path / "x.bin"
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError), atomic_output(target) as tmp:
+        tmp.write_bytes(b"half")
+        raise RuntimeError("interrupted")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]

@@ -1,0 +1,89 @@
+"""Every kernel against the slow, obviously correct versions in naive.py."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.noise import naive
+from worldgen.noise import Cellular, Fractal, Perlin, Simplex, Value
+
+coordinate = st.floats(-300.0, 300.0, allow_nan=False)
+# Dyadic coordinates land on lattice lines and cell corners, where signed
+# zeros and the hoisted grid paths are easiest to get wrong.
+dyadic = st.integers(-4096, 4096).map(lambda k: k / 16.0)
+coords = st.one_of(coordinate, dyadic)
+seeds = st.integers(0, 2**64 - 1)
+
+
+def bits(values):
+    return np.asarray(values, dtype=np.float64).view(np.uint64)
+
+
+def assert_same(fast, slow):
+    """Equal values, and equal bits wherever the value is not zero."""
+    fast = np.asarray(fast, dtype=np.float64)
+    slow = np.asarray(slow, dtype=np.float64)
+    assert np.array_equal(fast, slow), (fast, slow)
+    nonzero = slow != 0
+    assert np.array_equal(bits(fast[nonzero]), bits(slow[nonzero]))
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3, 4])
+@given(data=st.data(), seed=seeds)
+def test_perlin_equals_naive(ndim, data, seed):
+    point = data.draw(st.tuples(*[coords] * ndim))
+    period = data.draw(st.sampled_from([None, 1, 3, 256, 1000]))
+    noise = Perlin(seed=seed, period=period)
+    expected = naive.perlin(point, seed=seed, period=period or 256)
+    assert bits(noise(*point)) == bits(expected)
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3, 4])
+@pytest.mark.parametrize("interpolation", ["linear", "cubic", "quintic"])
+@given(data=st.data(), seed=seeds)
+def test_value_equals_naive(ndim, interpolation, data, seed):
+    point = data.draw(st.tuples(*[coords] * ndim))
+    noise = Value(seed=seed, interpolation=interpolation, period=7)
+    assert_same(noise(*point), naive.value(point, seed=seed, period=7, interpolation=interpolation))
+
+
+@pytest.mark.parametrize("ndim", [2, 3, 4])
+@given(data=st.data(), seed=seeds)
+def test_simplex_close_to_naive(ndim, data, seed):
+    point = data.draw(st.tuples(*[coords] * ndim))
+    assert Simplex(seed=seed)(*point) == pytest.approx(naive.simplex(point, seed=seed), abs=1e-12)
+
+
+@pytest.mark.parametrize("ndim", [2, 3])
+@pytest.mark.parametrize("feature", ["f1", "f2", "f2-f1"])
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan", "chebyshev"])
+@given(data=st.data(), seed=seeds, jitter=st.sampled_from([0.0, 0.5, 1.0]))
+def test_cellular_equals_brute_force(ndim, feature, metric, data, seed, jitter):
+    point = data.draw(st.tuples(*[coordinate] * ndim))
+    noise = Cellular(seed=seed, feature=feature, metric=metric, jitter=jitter, period=50)
+    expected = naive.cellular(
+        point, seed=seed, period=50, feature=feature, metric=metric, jitter=jitter
+    )
+    assert noise(*point) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["fbm", "billow", "turbulence", "ridged"])
+@given(data=st.data(), seed=seeds, octaves=st.integers(1, 6))
+def test_fractal_equals_naive(mode, data, seed, octaves):
+    point = data.draw(st.tuples(coords, coords, coords))
+    persistence = data.draw(st.sampled_from([0.5, 0.37, 1.3]))
+    lacunarity = data.draw(st.sampled_from([2.0, 3.0, 1.87]))
+    fractal = Fractal(Perlin(seed=seed), octaves, persistence, lacunarity, mode)
+    expected = naive.fractal(naive.perlin, point, seed, octaves, persistence, lacunarity, mode)
+    assert_same(fractal(*point), expected)
+
+
+def test_fractal_of_tiled_value_noise_equals_naive():
+    rng = np.random.default_rng(5)
+    fractal = Fractal(Value(seed=9, period=4, interpolation="cubic"), octaves=5, lacunarity=3)
+    for point in rng.uniform(-50, 50, size=(50, 2)):
+        expected = naive.fractal(
+            naive.value, list(point), 9, 5, 0.5, 3.0, "fbm", period=4, interpolation="cubic"
+        )
+        assert_same(fractal(*point), expected)
