@@ -25,10 +25,10 @@ from collections.abc import Iterator
 
 import numba
 
-_OPTIONS = {"cache": True, "fastmath": False, "error_model": "numpy", "nogil": True}
+OPTIONS = {"cache": True, "fastmath": False, "error_model": "numpy", "nogil": True}
 
-kernel = numba.njit(**_OPTIONS)
-parallel_kernel = numba.njit(parallel=True, **_OPTIONS)
+kernel = numba.njit(**OPTIONS)
+parallel_kernel = numba.njit(parallel=True, **OPTIONS)
 
 
 @contextlib.contextmanager

@@ -13,6 +13,8 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
+
 from worldgen.noise import derive_seed, permutation
 
 AXES = "xyzw"
@@ -35,9 +37,13 @@ def interpolate(t, kind):
 
 
 def lattice(coord, period):
-    """(offset in cell, low cell, high cell) with cells in [0, period) & 255."""
-    floor = math.floor(coord)
-    cell = floor % period
+    """(offset in cell, low cell, high cell) with cells in [0, period) & 255.
+
+    The floor is a float, as in Java (floor(-0.0) is -0.0, so the offset of
+    -0.0 is +0.0); Python's math.floor would return the int 0.
+    """
+    floor = float(np.floor(coord))
+    cell = int(floor) % period
     return coord - floor, cell & 255, ((cell + 1) % period) & 255
 
 

@@ -53,7 +53,7 @@ _GRIDS = {2: _sampling.grid2, 3: _sampling.grid3, 4: _sampling.grid4}
 class Plan(NamedTuple):
     """The arrays a driver needs; see ``_sampling``."""
 
-    kind: int
+    tag: np.ndarray
     perms: np.ndarray
     periods: np.ndarray
     iopts: np.ndarray
@@ -187,9 +187,9 @@ class Noise:
 
 @functools.lru_cache(maxsize=256)
 def _single_plan(kind: int, seed: int, periods: tuple, iopts: tuple, jitter: float) -> Plan:
-    perms = permutation(seed)[None, :]
+    perms = permutation(seed)[None, :].copy()  # writable, like a fractal's: one compiled type
     return Plan(
-        kind,
+        _sampling.KIND_TAGS[kind],
         perms,
         np.array([periods], dtype=np.int64),
         np.array(iopts, dtype=np.int64),
@@ -569,7 +569,7 @@ def _fractal_plan(fractal: Fractal, ndim: int) -> Plan:
         total += amp
     mode = _MODES.index(fractal.mode)
     return Plan(
-        base.kind, perms, periods, base.iopts, base.jitter, freqs, offsets, amps, mode, total
+        base.tag, perms, periods, base.iopts, base.jitter, freqs, offsets, amps, mode, total
     )
 
 

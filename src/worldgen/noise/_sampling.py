@@ -1,7 +1,7 @@
 """Compiled drivers: evaluate a noise plan at points or on a grid.
 
-A *plan* is what every public generator compiles to: the noise ``kind``, and
-per octave a permutation table, a period, a frequency, an offset and an
+A *plan* is what every public generator compiles to: the noise kind, and per
+octave a permutation table, a period, a frequency, an offset and an
 amplitude, plus the fractal ``mode`` and the sum of amplitudes. A plain noise
 is a one-octave fBm plan with frequency 1 and offset 0, which the drivers
 return unchanged; several octaves are combined as
@@ -10,6 +10,11 @@ return unchanged; several octaves are combined as
 
 in that order at every sample, in the point drivers and the grid drivers
 alike, so that a grid equals its points bit for bit.
+
+The kind travels as the *type* of a tag, an empty array whose dtype names the
+kind (:data:`KIND_TAGS`): the drivers are compiled, and cached, once per
+kind, holding only that kind's code. (An integer kind would compile every
+kind into every driver and make a first call several times slower.)
 
 Grid drivers work row by row along x (see ``_perlin``): the axes are
 prepared once per octave, rows are split into chunks processed in parallel,
@@ -20,37 +25,28 @@ depends on which thread runs it, so results do not depend on thread count.
 from __future__ import annotations
 
 import numpy as np
-from numba import get_thread_id, prange
+from numba import get_thread_id, prange, types
+from numba.extending import overload
 
-from worldgen._jit import kernel, parallel_kernel
+from worldgen._jit import OPTIONS, kernel, parallel_kernel
 from worldgen.noise._cellular import cellular2, cellular3
 from worldgen.noise._lattice import axis_table
-from worldgen.noise._perlin import (
-    perlin1,
-    perlin2,
-    perlin2_rows,
-    perlin3,
-    perlin3_rows,
-    perlin4,
-)
+from worldgen.noise._perlin import perlin1, perlin2, perlin2_rows, perlin3, perlin3_rows, perlin4
 from worldgen.noise._simplex import simplex2, simplex3, simplex4
-from worldgen.noise._value import (
-    value1,
-    value2,
-    value2_row,
-    value2_setup,
-    value3,
-    value3_row,
-    value3_setup,
-    value4,
-)
+from worldgen.noise._value import value1, value2, value2_rows, value3, value3_rows, value4
 
 PERLIN, VALUE, SIMPLEX, CELLULAR = 0, 1, 2, 3
+KIND_TAGS = tuple(np.empty(0, dtype=t) for t in (np.int8, np.int16, np.int32, np.int64))
+_TAG_KIND = {types.int8: PERLIN, types.int16: VALUE, types.int32: SIMPLEX, types.int64: CELLULAR}
 FBM, BILLOW, TURBULENCE, RIDGED = 0, 1, 2, 3
 
 # A chunk of grid rows holds about this many samples, so that its float64
 # accumulator stays in the core's L2 cache.
 _CHUNK_SAMPLES = 8192
+
+
+def _kind(tag) -> int:
+    return _TAG_KIND[tag.dtype]
 
 
 @kernel
@@ -66,42 +62,71 @@ def shape(mode, n):
     return r * r
 
 
-@kernel
-def noise1(kind, p, period, iopts, jitter, x):
-    if kind == PERLIN:
-        return perlin1(p, period, x)
-    return value1(p, period, iopts[0], x)
+# --- one point of a base noise, by kind ----------------------------------------
+# The Python bodies only mark the names; compiled code gets the overloads.
 
 
-@kernel
-def noise2(kind, p, period, iopts, jitter, x, y):
+def noise1(tag, p, period, iopts, jitter, x):
+    raise NotImplementedError("compiled code only")
+
+
+def noise2(tag, p, period, iopts, jitter, x, y):
+    raise NotImplementedError("compiled code only")
+
+
+def noise3(tag, p, period, iopts, jitter, x, y, z):
+    raise NotImplementedError("compiled code only")
+
+
+def noise4(tag, p, period, iopts, jitter, x, y, z, w):
+    raise NotImplementedError("compiled code only")
+
+
+@overload(noise1, jit_options=OPTIONS)
+def _noise1(tag, p, period, iopts, jitter, x):
+    if _kind(tag) == PERLIN:
+        return lambda tag, p, period, iopts, jitter, x: perlin1(p, period, x)
+    return lambda tag, p, period, iopts, jitter, x: value1(p, period, iopts[0], x)
+
+
+@overload(noise2, jit_options=OPTIONS)
+def _noise2(tag, p, period, iopts, jitter, x, y):
+    kind = _kind(tag)
     if kind == PERLIN:
-        return perlin2(p, period, x, y)
+        return lambda tag, p, period, iopts, jitter, x, y: perlin2(p, period, x, y)
     if kind == VALUE:
-        return value2(p, period, iopts[0], x, y)
+        return lambda tag, p, period, iopts, jitter, x, y: value2(p, period, iopts[0], x, y)
     if kind == SIMPLEX:
-        return simplex2(p, x, y)
-    return cellular2(p, period, iopts[1], iopts[2], jitter, x, y)
+        return lambda tag, p, period, iopts, jitter, x, y: simplex2(p, x, y)
+    return lambda tag, p, period, iopts, jitter, x, y: cellular2(
+        p, period, iopts[1], iopts[2], jitter, x, y
+    )
 
 
-@kernel
-def noise3(kind, p, period, iopts, jitter, x, y, z):
+@overload(noise3, jit_options=OPTIONS)
+def _noise3(tag, p, period, iopts, jitter, x, y, z):
+    kind = _kind(tag)
     if kind == PERLIN:
-        return perlin3(p, period, x, y, z)
+        return lambda tag, p, period, iopts, jitter, x, y, z: perlin3(p, period, x, y, z)
     if kind == VALUE:
-        return value3(p, period, iopts[0], x, y, z)
+        return lambda tag, p, period, iopts, jitter, x, y, z: value3(p, period, iopts[0], x, y, z)
     if kind == SIMPLEX:
-        return simplex3(p, x, y, z)
-    return cellular3(p, period, iopts[1], iopts[2], jitter, x, y, z)
+        return lambda tag, p, period, iopts, jitter, x, y, z: simplex3(p, x, y, z)
+    return lambda tag, p, period, iopts, jitter, x, y, z: cellular3(
+        p, period, iopts[1], iopts[2], jitter, x, y, z
+    )
 
 
-@kernel
-def noise4(kind, p, period, iopts, jitter, x, y, z, w):
+@overload(noise4, jit_options=OPTIONS)
+def _noise4(tag, p, period, iopts, jitter, x, y, z, w):
+    kind = _kind(tag)
     if kind == PERLIN:
-        return perlin4(p, period, x, y, z, w)
+        return lambda tag, p, period, iopts, jitter, x, y, z, w: perlin4(p, period, x, y, z, w)
     if kind == VALUE:
-        return value4(p, period, iopts[0], x, y, z, w)
-    return simplex4(p, x, y, z, w)
+        return lambda tag, p, period, iopts, jitter, x, y, z, w: value4(
+            p, period, iopts[0], x, y, z, w
+        )
+    return lambda tag, p, period, iopts, jitter, x, y, z, w: simplex4(p, x, y, z, w)
 
 
 @kernel
@@ -119,25 +144,25 @@ def _finish(single, acc, total, n):
 
 
 @parallel_kernel
-def points1(kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, out):
+def points1(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, out):
     single = perms.shape[0] == 1 and mode == FBM
     for i in prange(out.size):
         acc = n = 0.0
         for o in range(perms.shape[0]):
-            n = noise1(kind, perms[o], periods[o], iopts, jitter, x[i] * freqs[o] + offsets[o, 0])
+            n = noise1(tag, perms[o], periods[o], iopts, jitter, x[i] * freqs[o] + offsets[o, 0])
             acc = _combine(acc, o, amps[o], mode, n)
         out[i] = _finish(single, acc, total, n)
 
 
 @parallel_kernel
-def points2(kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, out):
+def points2(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, out):
     single = perms.shape[0] == 1 and mode == FBM
     for i in prange(out.size):
         acc = n = 0.0
         for o in range(perms.shape[0]):
             f = freqs[o]
             n = noise2(
-                kind, perms[o], periods[o], iopts, jitter,
+                tag, perms[o], periods[o], iopts, jitter,
                 x[i] * f + offsets[o, 0], y[i] * f + offsets[o, 1],
             )  # fmt: skip
             acc = _combine(acc, o, amps[o], mode, n)
@@ -145,14 +170,14 @@ def points2(kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, tot
 
 
 @parallel_kernel
-def points3(kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, z, out):
+def points3(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, z, out):
     single = perms.shape[0] == 1 and mode == FBM
     for i in prange(out.size):
         acc = n = 0.0
         for o in range(perms.shape[0]):
             f = freqs[o]
             n = noise3(
-                kind, perms[o], periods[o], iopts, jitter,
+                tag, perms[o], periods[o], iopts, jitter,
                 x[i] * f + offsets[o, 0], y[i] * f + offsets[o, 1], z[i] * f + offsets[o, 2],
             )  # fmt: skip
             acc = _combine(acc, o, amps[o], mode, n)
@@ -160,16 +185,14 @@ def points3(kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, tot
 
 
 @parallel_kernel
-def points4(
-    kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, z, w, out
-):
+def points4(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, z, w, out):
     single = perms.shape[0] == 1 and mode == FBM
     for i in prange(out.size):
         acc = n = 0.0
         for o in range(perms.shape[0]):
             f = freqs[o]
             n = noise4(
-                kind, perms[o], periods[o], iopts, jitter,
+                tag, perms[o], periods[o], iopts, jitter,
                 x[i] * f + offsets[o, 0], y[i] * f + offsets[o, 1],
                 z[i] * f + offsets[o, 2], w[i] * f + offsets[o, 3],
             )  # fmt: skip
@@ -196,14 +219,16 @@ def _axes(coords, freqs, offsets, periods, axis, interp, perms):
         for i in range(n):
             scaled[o, i] = coords[i] * freqs[o] + offsets[o, axis]
         f, c, r = axis_table(scaled[o], periods[o, axis], interp)
-        frac[o] = f
-        cells[o] = c
-        runs[o, : r.size] = r
-        nruns[o] = r.size
         p = perms[o]
         for i in range(n):
-            hashed[o, 0, i] = p[c[0, i]]
-            hashed[o, 1, i] = p[c[1, i]]
+            for k in range(3):
+                frac[o, k, i] = f[k, i]
+            for k in range(2):
+                cells[o, k, i] = c[k, i]
+                hashed[o, k, i] = p[c[k, i]]
+        for i in range(r.size):
+            runs[o, i] = r[i]
+        nruns[o] = r.size
     return scaled, frac, cells, hashed, runs, nruns
 
 
@@ -247,57 +272,78 @@ def _buffers(width, per, n):
     )
 
 
-@kernel
-def _interp(kind, iopts):
-    # Perlin always fades; value noise uses its chosen interpolant.
-    return 2 if kind == PERLIN else iopts[0]
+def rows2(tag, plan, X, Y, o, j0, j1, buffers, target, first):
+    raise NotImplementedError("compiled code only")
 
 
-@kernel
-def _new_block(cells, o, a, b):
-    # Do indices a and b of an axis lie in different cells at octave o?
-    return cells[o, 0, a] != cells[o, 0, b] or cells[o, 1, a] != cells[o, 1, b]
-
-
-@kernel
-def _rows2(kind, plan, X, Y, o, j0, j1, hashes, slopes, scratch, target, first):
-    """Rows ``j0:j1`` of octave ``o`` into ``target`` (rows ``target[j - first]``)."""
-    perms, periods, iopts, jitter = plan
-    xs, fx, _, ax, rx, nrx = X
-    ys, fy, cy, _, _, _ = Y
-    p = perms[o]
-    runs = rx[o, : nrx[o]]
-    fxo = fx[o]
-    axo = ax[o]
-    fyo = fy[o]
-    cyo = cy[o]
+@overload(rows2, jit_options=OPTIONS)
+def _rows2(tag, plan, X, Y, o, j0, j1, buffers, target, first):
+    """Rows ``j0:j1`` of octave ``o`` into ``target[j - first]``."""
+    kind = _kind(tag)
     if kind == PERLIN:
-        perlin2_rows(p, fxo, axo, runs, fyo, cyo, j0, j1, hashes, slopes, scratch, target, first)
-    elif kind == VALUE:
+
+        def perlin(tag, plan, X, Y, o, j0, j1, buffers, target, first):
+            scratch, hashes, slopes = buffers
+            p = plan[0][o]
+            runs = X[4][o, : X[5][o]]
+            perlin2_rows(
+                p,
+                X[1][o],
+                X[3][o],
+                runs,
+                Y[1][o],
+                Y[2][o],
+                j0,
+                j1,
+                hashes,
+                slopes,
+                scratch,
+                target,
+                first,
+            )
+
+        return perlin
+    if kind == VALUE:
+
+        def value(tag, plan, X, Y, o, j0, j1, buffers, target, first):
+            runs = X[4][o, : X[5][o]]
+            value2_rows(
+                plan[0][o],
+                X[1][o],
+                X[3][o],
+                runs,
+                Y[1][o],
+                Y[2][o],
+                j0,
+                j1,
+                buffers[2],
+                target,
+                first,
+            )
+
+        return value
+
+    def generic(tag, plan, X, Y, o, j0, j1, buffers, target, first):
+        perms, periods, iopts, jitter = plan
+        xs = X[0][o]
         for j in range(j0, j1):
-            if j == j0 or _new_block(cy, o, j, j - 1):
-                value2_setup(p, axo, runs, cyo[0, j], cyo[1, j], slopes)
-            value2_row(slopes, fxo, runs, fyo[2, j], target[j - first])
-    else:
-        xso = xs[o]
-        period = periods[o]
-        for j in range(j0, j1):
-            y = ys[o, j]
+            y = Y[0][o, j]
             t = target[j - first]
-            for i in range(xso.size):
-                t[i] = noise2(kind, p, period, iopts, jitter, xso[i], y)
+            for i in range(xs.size):
+                t[i] = noise2(tag, perms[o], periods[o], iopts, jitter, xs[i], y)
+
+    return generic
 
 
 @parallel_kernel
 def grid2(
-    kind, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, xs, ys, out, nthreads
+    tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, xs, ys, out, nthreads
 ):
     octaves = perms.shape[0]
     width = xs.size
-    interp = _interp(kind, iopts)
     plan = (perms, periods, iopts, jitter)
-    X = _axes(xs, freqs, offsets, periods, 0, interp, perms)
-    Y = _axes(ys, freqs, offsets, periods, 1, interp, perms)
+    X = _axes(xs, freqs, offsets, periods, 0, iopts[0], perms)
+    Y = _axes(ys, freqs, offsets, periods, 1, iopts[0], perms)
     single = octaves == 1 and mode == FBM
     per, nchunks = _chunking(ys.size, width)
     scratches, hashbufs, slopebufs, rowbufs, accbufs = _buffers(width, per, nthreads)
@@ -305,101 +351,75 @@ def grid2(
         j0 = chunk * per
         j1 = min(ys.size, j0 + per)
         t = get_thread_id()
-        scratch = scratches[t]
-        hashes = hashbufs[t]
-        slopes = slopebufs[t]
+        buffers = (scratches[t], hashbufs[t], slopebufs[t])
         if single:
-            _rows2(kind, plan, X, Y, 0, j0, j1, hashes, slopes, scratch, out, 0)
+            rows2(tag, plan, X, Y, 0, j0, j1, buffers, out, 0)
             continue
         rows = rowbufs[t]
         acc = accbufs[t]
         for o in range(octaves):
-            _rows2(kind, plan, X, Y, o, j0, j1, hashes, slopes, scratch, rows, j0)
+            rows2(tag, plan, X, Y, o, j0, j1, buffers, rows, j0)
             for j in range(j1 - j0):
                 _accumulate(acc[j], rows[j], o, amps[o], mode)
         for j in range(j0, j1):
             _store(acc[j - j0], total, out[j])
 
 
-@kernel
-def _rows3(kind, plan, X, Y, Z, o, r0, r1, height, hashes, slopes, scratch, target, first):
-    """Flattened (z, y) rows ``r0:r1`` of octave ``o`` into ``target``."""
-    perms, periods, iopts, jitter = plan
-    xs, fx, _, ax, rx, nrx = X
-    ys, fy, cy, _, _, _ = Y
-    zs, fz, cz, _, _, _ = Z
-    p = perms[o]
-    runs = rx[o, : nrx[o]]
-    fxo = fx[o]
-    axo = ax[o]
-    fyo = fy[o]
-    cyo = cy[o]
-    fzo = fz[o]
-    czo = cz[o]
+def rows3(tag, plan, X, Y, Z, o, r0, r1, height, buffers, target, first):
+    raise NotImplementedError("compiled code only")
+
+
+@overload(rows3, jit_options=OPTIONS)
+def _rows3(tag, plan, X, Y, Z, o, r0, r1, height, buffers, target, first):
+    """Flattened (z, y) rows ``r0:r1`` of octave ``o`` into ``target[r - first]``."""
+    kind = _kind(tag)
     if kind == PERLIN:
-        perlin3_rows(
-            p,
-            fxo,
-            axo,
-            runs,
-            fyo,
-            cyo,
-            fzo,
-            czo,
-            r0,
-            r1,
-            height,
-            hashes,
-            slopes,
-            scratch,
-            target,
-            first,
-        )
-        return
-    for r in range(r0, r1):
-        k = r // height
-        j = r - k * height
-        t = target[r - first]
-        if kind == VALUE:
-            pk = (r - 1) // height
-            pj = r - 1 - pk * height
-            if r == r0 or _new_block(cy, o, j, pj) or _new_block(cz, o, k, pk):
-                value3_setup(p, axo, runs, cyo[0, j], cyo[1, j], czo[0, k], czo[1, k], slopes)
-            value3_row(slopes, fxo, runs, fyo[2, j], fzo[2, k], t)
-        else:
-            y = ys[o, j]
-            z = zs[o, k]
-            xso = xs[o]
-            for i in range(xso.size):
-                t[i] = noise3(kind, p, periods[o], iopts, jitter, xso[i], y, z)
+
+        def perlin(tag, plan, X, Y, Z, o, r0, r1, height, buffers, target, first):
+            scratch, hashes, slopes = buffers
+            runs = X[4][o, : X[5][o]]
+            perlin3_rows(
+                plan[0][o], X[1][o], X[3][o], runs, Y[1][o], Y[2][o], Z[1][o], Z[2][o],
+                r0, r1, height, hashes, slopes, scratch, target, first,
+            )  # fmt: skip
+
+        return perlin
+    if kind == VALUE:
+
+        def value(tag, plan, X, Y, Z, o, r0, r1, height, buffers, target, first):
+            runs = X[4][o, : X[5][o]]
+            value3_rows(
+                plan[0][o], X[1][o], X[3][o], runs, Y[1][o], Y[2][o], Z[1][o], Z[2][o],
+                r0, r1, height, buffers[2], target, first,
+            )  # fmt: skip
+
+        return value
+
+    def generic(tag, plan, X, Y, Z, o, r0, r1, height, buffers, target, first):
+        perms, periods, iopts, jitter = plan
+        xs = X[0][o]
+        for r in range(r0, r1):
+            k = r // height
+            y = Y[0][o, r - k * height]
+            z = Z[0][o, k]
+            t = target[r - first]
+            for i in range(xs.size):
+                t[i] = noise3(tag, perms[o], periods[o], iopts, jitter, xs[i], y, z)
+
+    return generic
 
 
 @parallel_kernel
 def grid3(
-    kind,
-    perms,
-    periods,
-    iopts,
-    jitter,
-    freqs,
-    offsets,
-    amps,
-    mode,
-    total,
-    xs,
-    ys,
-    zs,
-    out,
-    nthreads,
+    tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, xs, ys, zs, out, nthreads
 ):
     octaves = perms.shape[0]
     width = xs.size
     height = ys.size
-    interp = _interp(kind, iopts)
     plan = (perms, periods, iopts, jitter)
-    X = _axes(xs, freqs, offsets, periods, 0, interp, perms)
-    Y = _axes(ys, freqs, offsets, periods, 1, interp, perms)
-    Z = _axes(zs, freqs, offsets, periods, 2, interp, perms)
+    X = _axes(xs, freqs, offsets, periods, 0, iopts[0], perms)
+    Y = _axes(ys, freqs, offsets, periods, 1, iopts[0], perms)
+    Z = _axes(zs, freqs, offsets, periods, 2, iopts[0], perms)
     single = octaves == 1 and mode == FBM
     rows = zs.size * height
     flat = out.reshape((rows, width))
@@ -409,16 +429,14 @@ def grid3(
         r0 = chunk * per
         r1 = min(rows, r0 + per)
         t = get_thread_id()
-        scratch = scratches[t]
-        hashes = hashbufs[t]
-        slopes = slopebufs[t]
+        buffers = (scratches[t], hashbufs[t], slopebufs[t])
         if single:
-            _rows3(kind, plan, X, Y, Z, 0, r0, r1, height, hashes, slopes, scratch, flat, 0)
+            rows3(tag, plan, X, Y, Z, 0, r0, r1, height, buffers, flat, 0)
             continue
         buf = rowbufs[t]
         acc = accbufs[t]
         for o in range(octaves):
-            _rows3(kind, plan, X, Y, Z, o, r0, r1, height, hashes, slopes, scratch, buf, r0)
+            rows3(tag, plan, X, Y, Z, o, r0, r1, height, buffers, buf, r0)
             for r in range(r1 - r0):
                 _accumulate(acc[r], buf[r], o, amps[o], mode)
         for r in range(r0, r1):
@@ -436,7 +454,7 @@ def _scaled(coords, freqs, offsets, axis):
 
 @parallel_kernel
 def grid4(
-    kind,
+    tag,
     perms,
     periods,
     iopts,
@@ -471,15 +489,7 @@ def grid4(
             acc = n = 0.0
             for o in range(octaves):
                 n = noise4(
-                    kind,
-                    perms[o],
-                    periods[o],
-                    iopts,
-                    jitter,
-                    sx[o, i],
-                    sy[o, j],
-                    sz[o, k],
-                    sw[o, m],
+                    tag, perms[o], periods[o], iopts, jitter, sx[o, i], sy[o, j], sz[o, k], sw[o, m]
                 )
                 acc = _combine(acc, o, amps[o], mode, n)
             target[i] = _finish(single, acc, total, n)

@@ -198,3 +198,28 @@ def value3_row(values, fx, runs, v, w, out):
             b0 = a00 + v * (a10 - a00)
             b1 = a01 + v * (a11 - a01)
             o[i] = b0 + w * (b1 - b0)
+
+
+@kernel
+def value2_rows(p, fx, ax, runs, fy, cy, j0, j1, values, target, first):
+    """Rows ``j0:j1`` of a 2D grid into ``target[j - first]`` (as perlin2_rows)."""
+    for j in range(j0, j1):
+        if j == j0 or cy[0, j] != cy[0, j - 1] or cy[1, j] != cy[1, j - 1]:
+            value2_setup(p, ax, runs, cy[0, j], cy[1, j], values)
+        value2_row(values, fx, runs, fy[2, j], target[j - first])
+
+
+@kernel
+def value3_rows(p, fx, ax, runs, fy, cy, fz, cz, r0, r1, height, values, target, first):
+    """Flattened (z, y) rows ``r0:r1`` of a 3D grid into ``target[r - first]``."""
+    for r in range(r0, r1):
+        k = r // height
+        j = r - k * height
+        pk = (r - 1) // height
+        pj = r - 1 - pk * height
+        if (
+            r == r0 or cy[0, j] != cy[0, pj] or cy[1, j] != cy[1, pj]
+            or cz[0, k] != cz[0, pk] or cz[1, k] != cz[1, pk]
+        ):  # fmt: skip
+            value3_setup(p, ax, runs, cy[0, j], cy[1, j], cz[0, k], cz[1, k], values)
+        value3_row(values, fx, runs, fy[2, j], fz[2, k], target[r - first])
