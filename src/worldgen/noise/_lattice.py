@@ -92,3 +92,30 @@ def axis_table(coords, period, interpolant):
             nruns += 1
     starts[nruns] = n
     return frac, table, starts[: nruns + 1]
+
+
+@kernel
+def offset_classes(frac0, limit, classes, representatives):
+    """Group samples by their exact offset inside the cell.
+
+    On grids whose step divides the lattice evenly (1/2, 1/4, 1, ...), a few
+    offsets repeat along the whole axis. Writes each sample's class into
+    ``classes`` and one sample of each class into ``representatives``, and
+    returns the number of classes, or 0 if there are more than ``limit``.
+    """
+    count = 0
+    for i in range(frac0.size):
+        f = frac0[i]
+        found = -1
+        for q in range(count):
+            if frac0[representatives[q]] == f:
+                found = q
+                break
+        if found < 0:
+            if count == limit:
+                return 0
+            representatives[count] = i
+            found = count
+            count += 1
+        classes[i] = found
+    return count

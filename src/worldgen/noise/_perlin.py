@@ -516,12 +516,67 @@ def perlin3_row_short(p, fx, ax, y0, y1, z0, z1, fy, fym, v, fz, fzm, w, scratch
 
 
 @kernel
-def perlin2_rows(p, fx, ax, runs, fy, cy, j0, j1, hashes, slopes, scratch, target, first):
+def perlin2_row_classes(
+    p, fx, ax, classes, representatives, count, y0, y1, fy, fym, v, scratch, out
+):
+    """``out[i] = perlin2(x[i], y)`` when x offsets fall in ``count`` classes.
+
+    For each class and each pair of corner hashes, the x blend of the row's
+    low and high y corners is computed once into a table; every sample then
+    costs its four hashes, two look-ups and the y blend. The table holds the
+    very values the other row kernels compute, so the result is the same.
+    ``scratch`` holds at least 16 + 128 * count floats.
+    """
+    c = scratch[:16]
+    _row_constants2(fy, fym, c)
+    table = scratch[16 : 16 + 128 * count]
+    frac0 = fx[0]
+    frac1 = fx[1]
+    fades = fx[2]
+    for q in range(count):
+        i = representatives[q]
+        x0 = frac0[i]
+        x1 = frac1[i]
+        u = fades[i]
+        for h0 in range(8):
+            g00 = c[h0] + _K2[0, h0] * x0
+            g01 = c[8 + h0] + _K2[0, h0] * x0
+            for h1 in range(8):
+                g10 = c[h1] + _K2[1, h1] * x1
+                g11 = c[8 + h1] + _K2[1, h1] * x1
+                table[128 * q + 8 * h0 + h1] = g00 + u * (g10 - g00)
+                table[128 * q + 64 + 8 * h0 + h1] = g01 + u * (g11 - g01)
+    a0s = ax[0]
+    a1s = ax[1]
+    seven = np.uint64(7)
+    eight = np.uint64(8)
+    for i in range(out.size):
+        a0 = a0s[i]
+        a1 = a1s[i]
+        base = np.uint64(128) * np.uint64(classes[i])
+        a = table[base + eight * (p[a0 + y0] & seven) + (p[a1 + y0] & seven)]
+        b = table[base + np.uint64(64) + eight * (p[a0 + y1] & seven) + (p[a1 + y1] & seven)]
+        out[i] = a + v * (b - a)
+
+
+@kernel
+def perlin2_rows(
+    p, fx, ax, runs, fy, cy, j0, j1, hashes, slopes, scratch, target, first, classes, reps, count
+):
     """Rows ``j0:j1`` of a 2D grid into ``target[j - first]``.
 
     ``fx, ax, runs`` describe the x axis and ``fy, cy`` the y axis (see
-    ``axis_table``); ``hashes``/``slopes`` hold one entry per run.
+    ``axis_table``); ``hashes``/``slopes`` hold one entry per run;
+    ``classes, reps, count`` are the x axis's ``offset_classes`` (count 0 if
+    there are too many).
     """
+    if fx.shape[1] < SHORT_RUN * (runs.size - 1) and count > 0:
+        for j in range(j0, j1):
+            perlin2_row_classes(
+                p, fx, ax, classes, reps, count, cy[0, j], cy[1, j],
+                fy[0, j], fy[1, j], fy[2, j], scratch, target[j - first],
+            )  # fmt: skip
+        return
     if fx.shape[1] < SHORT_RUN * (runs.size - 1):
         for j in range(j0, j1):
             perlin2_row_short(

@@ -30,7 +30,7 @@ from numba.extending import overload
 
 from worldgen._jit import OPTIONS, kernel, parallel_kernel
 from worldgen.noise._cellular import cellular2, cellular3
-from worldgen.noise._lattice import axis_table
+from worldgen.noise._lattice import axis_table, offset_classes
 from worldgen.noise._perlin import perlin1, perlin2, perlin2_rows, perlin3, perlin3_rows, perlin4
 from worldgen.noise._simplex import simplex2, simplex3, simplex4
 from worldgen.noise._value import value1, value2, value2_rows, value3, value3_rows, value4
@@ -39,6 +39,9 @@ PERLIN, VALUE, SIMPLEX, CELLULAR = 0, 1, 2, 3
 KIND_TAGS = tuple(np.empty(0, dtype=t) for t in (np.int8, np.int16, np.int32, np.int64))
 _TAG_KIND = {types.int8: PERLIN, types.int16: VALUE, types.int32: SIMPLEX, types.int64: CELLULAR}
 FBM, BILLOW, TURBULENCE, RIDGED = 0, 1, 2, 3
+
+# Most offset classes a 2D Perlin row may use (see perlin2_row_classes).
+_MAX_CLASSES = 4
 
 # A chunk of grid rows holds about this many samples, so that its float64
 # accumulator stays in the core's L2 cache.
@@ -206,7 +209,8 @@ def points4(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, tota
 @kernel
 def _axes(coords, freqs, offsets, periods, axis, interp, perms):
     """Every octave's view of one axis: the scaled coordinates, the lattice
-    table (offsets, cells, runs) and the first-level hashes ``p[cell]``."""
+    table (offsets, cells, runs), the first-level hashes ``p[cell]`` and the
+    offset classes (when few; see ``offset_classes``)."""
     octaves = freqs.size
     n = coords.size
     scaled = np.empty((octaves, n))
@@ -215,6 +219,10 @@ def _axes(coords, freqs, offsets, periods, axis, interp, perms):
     hashed = np.empty((octaves, 2, n), dtype=np.uint64)
     runs = np.empty((octaves, n + 1), dtype=np.int64)
     nruns = np.empty(octaves, dtype=np.int64)
+    classes = np.empty((octaves, n), dtype=np.int64)
+    reps = np.empty((octaves, _MAX_CLASSES), dtype=np.int64)
+    nclasses = np.empty(octaves, dtype=np.int64)
+    limit = min(_MAX_CLASSES, n // 256)
     for o in range(octaves):
         for i in range(n):
             scaled[o, i] = coords[i] * freqs[o] + offsets[o, axis]
@@ -229,7 +237,8 @@ def _axes(coords, freqs, offsets, periods, axis, interp, perms):
         for i in range(r.size):
             runs[o, i] = r[i]
         nruns[o] = r.size
-    return scaled, frac, cells, hashed, runs, nruns
+        nclasses[o] = offset_classes(frac[o, 0], limit, classes[o], reps[o]) if limit > 0 else 0
+    return scaled, frac, cells, hashed, runs, nruns, classes, reps, nclasses
 
 
 @kernel
@@ -264,7 +273,7 @@ def _buffers(width, per, n):
     asking numba for it here would make the driver uncacheable.)
     """
     return (
-        np.empty((n, 64)),
+        np.empty((n, 16 + 128 * _MAX_CLASSES)),
         np.empty((n, width, 8), dtype=np.uint64),
         np.empty((n, width, 8)),
         np.empty((n, per, width)),
@@ -287,20 +296,9 @@ def _rows2(tag, plan, X, Y, o, j0, j1, buffers, target, first):
             p = plan[0][o]
             runs = X[4][o, : X[5][o]]
             perlin2_rows(
-                p,
-                X[1][o],
-                X[3][o],
-                runs,
-                Y[1][o],
-                Y[2][o],
-                j0,
-                j1,
-                hashes,
-                slopes,
-                scratch,
-                target,
-                first,
-            )
+                p, X[1][o], X[3][o], runs, Y[1][o], Y[2][o], j0, j1, hashes, slopes, scratch, target,
+                first, X[6][o], X[7][o], X[8][o],
+            )  # fmt: skip
 
         return perlin
     if kind == VALUE:
