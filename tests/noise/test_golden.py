@@ -63,3 +63,12 @@ def test_frozen_vectors(name, noise, ndim):
     assert np.array_equal(got.view(np.uint64), expected.view(np.uint64))
     grid = np.array([noise.grid(*[[v] for v in p]).ravel()[0] for p in points])
     assert np.array_equal(grid.view(np.uint64), expected.view(np.uint64))
+
+
+def test_perlin3_agrees_with_threejs_to_the_last_bits():
+    rows = [line.split() for line in (REFERENCE / "perlin3_threejs.txt").read_text().splitlines()]
+    points = np.array([[_from_hex_bits(v) for v in row[:3]] for row in rows])
+    three = np.array([_from_hex_bits(row[3]) for row in rows])
+    got = Perlin()(points[:, 0], points[:, 1], points[:, 2])
+    assert np.max(np.abs(got - three)) <= 4e-16
+    assert len(rows) >= 20

@@ -165,7 +165,7 @@ class Noise:
 
     def _sample(self, ndim, arrays, shape, dtype) -> np.ndarray:
         plan = self._plan(ndim)
-        check_extent(arrays, float(plan.freqs[-1]), float(np.max(plan.offsets)))
+        check_extent(arrays, float(np.max(plan.freqs)), float(np.max(plan.offsets)))
         flat = [np.ascontiguousarray(np.broadcast_to(a, shape)).ravel() for a in arrays]
         out = np.empty(int(np.prod(shape)), dtype=dtype)
         if out.size:
@@ -174,7 +174,7 @@ class Noise:
 
     def _sample_grid(self, ndim, vectors, dtype) -> np.ndarray:
         plan = self._plan(ndim)
-        check_extent(vectors, float(plan.freqs[-1]), float(np.max(plan.offsets)))
+        check_extent(vectors, float(np.max(plan.freqs)), float(np.max(plan.offsets)))
         shape = tuple(v.size for v in reversed(vectors))
         out = np.empty(shape, dtype=dtype)
         if out.size:
