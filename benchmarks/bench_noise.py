@@ -201,6 +201,8 @@ PEERS = {
     "vnoise": (peer_vnoise, "noise2/noise3 with grid_mode (numpy, one thread)"),
     "perlin-numpy": (peer_perlin_numpy, "generate_*_noise (numpy, one thread)"),
 }
+NOTES_MARKER = "<!-- notes: kept when the tables above are regenerated -->"
+
 # Peers too slow to time every round: timed this often.
 SLOW = {"noise": 3, "perlin-numpy": 5, "vnoise": 5}
 
@@ -356,6 +358,14 @@ def main() -> None:
     text = report(results, first, args.rounds, command)
     print(text)
     if args.write:
+        # Hand-written reading of the numbers, below the marker, survives.
+        try:
+            with open(args.write) as handle:
+                old = handle.read()
+        except FileNotFoundError:
+            old = ""
+        if NOTES_MARKER in old:
+            text += "\n" + old[old.index(NOTES_MARKER) :]
         with open(args.write, "w") as handle:
             handle.write(text)
 
