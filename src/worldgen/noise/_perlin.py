@@ -255,6 +255,19 @@ def _row_constants2(fy, fym, out):
 
 
 @kernel
+def _blend2(x0, x1, u, v, g):
+    # g: the 4 corner (c, k) pairs as a flat tuple, corners ordered
+    # x0 y0, x1 y0, x0 y1, x1 y1; the order of perlin2's lerps.
+    g00 = g[0] + g[1] * x0
+    g10 = g[2] + g[3] * x1
+    g01 = g[4] + g[5] * x0
+    g11 = g[6] + g[7] * x1
+    a = g00 + u * (g10 - g00)
+    b = g01 + u * (g11 - g01)
+    return a + v * (b - a)
+
+
+@kernel
 def perlin2_setup(p, ax, runs, y0, y1, hashes, slopes):
     """Corner data of every run for a block of rows in cells ``y0``/``y1``.
 
@@ -300,29 +313,13 @@ def perlin2_row(hashes, slopes, fx, runs, fy, fym, v, scratch, out):
         e = runs[r + 1]
         h = hashes[r]
         k = slopes[r]
-        c00 = c[h[0]]
-        c10 = c[h[1]]
-        c01 = c[h[2]]
-        c11 = c[h[3]]
-        k00 = k[0]
-        k10 = k[1]
-        k01 = k[2]
-        k11 = k[3]
+        g = (c[h[0]], k[0], c[h[1]], k[1], c[h[2]], k[2], c[h[3]], k[3])
         x0s = frac0[s:e]
         x1s = frac1[s:e]
         us = fades[s:e]
         o = out[s:e]
         for i in range(e - s):
-            x0 = x0s[i]
-            x1 = x1s[i]
-            u = us[i]
-            g00 = c00 + k00 * x0
-            g10 = c10 + k10 * x1
-            g01 = c01 + k01 * x0
-            g11 = c11 + k11 * x1
-            a = g00 + u * (g10 - g00)
-            b = g01 + u * (g11 - g01)
-            o[i] = a + v * (b - a)
+            o[i] = _blend2(x0s[i], x1s[i], us[i], v, g)
 
 
 # Slopes of the x term for 3D hashes 0-15 (zeros as in _K2).
@@ -465,16 +462,11 @@ def perlin2_row_short(p, fx, ax, y0, y1, fy, fym, v, scratch, out):
         h10 = p[a1 + y0] & seven
         h01 = p[a0 + y1] & seven
         h11 = p[a1 + y1] & seven
-        x0 = frac0[i]
-        x1 = frac1[i]
-        u = fades[i]
-        g00 = c[h00] + k0[h00] * x0
-        g10 = c[h10] + k1[h10] * x1
-        g01 = c[h01 + eight] + k0[h01] * x0
-        g11 = c[h11 + eight] + k1[h11] * x1
-        a = g00 + u * (g10 - g00)
-        b = g01 + u * (g11 - g01)
-        out[i] = a + v * (b - a)
+        g = (
+            c[h00], k0[h00], c[h10], k1[h10],
+            c[h01 + eight], k0[h01], c[h11 + eight], k1[h11],
+        )  # fmt: skip
+        out[i] = _blend2(frac0[i], frac1[i], fades[i], v, g)
 
 
 @kernel
