@@ -1,0 +1,1 @@
+"""Noise in motion: animated frames with time as an axis, and hand-drawn wobble."""
