@@ -25,10 +25,8 @@ pyfastnoisesimd as ``../shared/PEERS.md`` says):
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -39,6 +37,7 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
+from _report import header, write_section
 from worldgen import threads
 from worldgen.noise import Fractal, Perlin, axis
 
@@ -201,8 +200,6 @@ PEERS = {
     "vnoise": (peer_vnoise, "noise2/noise3 with grid_mode (numpy, one thread)"),
     "perlin-numpy": (peer_perlin_numpy, "generate_*_noise (numpy, one thread)"),
 }
-NOTES_MARKER = "<!-- notes: kept when the tables above are regenerated -->"
-
 # Peers too slow to time every round: timed this often.
 SLOW = {"noise": 3, "perlin-numpy": 5, "vnoise": 5}
 
@@ -275,30 +272,11 @@ def first_call_costs() -> dict:
     return runs
 
 
-def machine() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return (
-        f"{model}, {os.cpu_count()} logical CPUs; Python {platform.python_version()}, "
-        f"numpy {np.__version__}, numba {numba.__version__}, {platform.system()} {platform.release()}"
-    )
-
-
 def report(results: dict, first: dict, rounds: int, command: str) -> str:
     lines = [
-        "# Noise benchmark results",
+        "## Noise throughput (bench_noise.py)",
         "",
-        f"Command: `{command}`  ",
-        f"Date: {datetime.date.today().isoformat()}  ",
-        f"Machine: {machine()}",
-        "",
+        *header(command),
         f"Median of {rounds} interleaved rounds (fewer for the slowest peers: "
         + ", ".join(f"{k} {v}" for k, v in SLOW.items())
         + "). Rate in million samples per second; **ratio** = the peer's time / "
@@ -308,7 +286,7 @@ def report(results: dict, first: dict, rounds: int, command: str) -> str:
     ]
     for count, timings in results.items():
         names = sorted({key.split("|")[0] for key in timings}, key=lambda n: (n != "worldgen", n))
-        lines += [f"## {count} thread{'s' if count > 1 else ''}", ""]
+        lines += [f"### {count} thread{'s' if count > 1 else ''}", ""]
         lines.append(
             "| library | " + " | ".join(f"{c}: Msamples/s | {c}: ratio" for c in CASES) + " |"
         )
@@ -332,7 +310,7 @@ def report(results: dict, first: dict, rounds: int, command: str) -> str:
     lines += [f"- {name}: {how}" for name, (_, how) in PEERS.items()]
     lines += [
         "",
-        "## Import and first call (a fresh interpreter per case, small grids)",
+        "### Import and first call (a fresh interpreter per case, small grids)",
         "",
         "| | import worldgen.noise (slowest) | first A | first B | first C |",
         "|---|---|---|---|---|",
@@ -358,16 +336,7 @@ def main() -> None:
     text = report(results, first, args.rounds, command)
     print(text)
     if args.write:
-        # Hand-written reading of the numbers, below the marker, survives.
-        try:
-            with open(args.write) as handle:
-                old = handle.read()
-        except FileNotFoundError:
-            old = ""
-        if NOTES_MARKER in old:
-            text += "\n" + old[old.index(NOTES_MARKER) :]
-        with open(args.write, "w") as handle:
-            handle.write(text)
+        write_section(args.write, "bench_noise", text)
 
 
 if __name__ == "__main__":

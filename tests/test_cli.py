@@ -1,5 +1,7 @@
 """The command line, through typer's test runner."""
 
+import json
+
 import numpy as np
 from PIL import Image
 from typer.testing import CliRunner
@@ -7,62 +9,115 @@ from typer.testing import CliRunner
 from worldgen.cli import app
 
 runner = CliRunner()
+SMALL = ["--width", "96", "--height", "64"]
+MAP_SET = [
+    "height.png", "colour.png", "biomes.png", "biomes_legend.png",
+    "tilemap.json", "tilemap_tileset.png", "tilemap.csv",
+]  # fmt: skip
 
 
-def test_map_with_defaults_writes_a_16_bit_png(tmp_path):
+def test_map_with_defaults_writes_the_map_set(tmp_path):
     result = runner.invoke(app, ["map", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    path = tmp_path / "noise.png"
-    assert f"wrote {path}" in result.output
-    with Image.open(path) as image:
-        assert image.size == (512, 512)
-        pixels = np.asarray(image)
-    assert pixels.dtype == np.uint16
-    assert pixels.min() == 0 and pixels.max() == 65535
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(MAP_SET)
+    for name in MAP_SET:
+        assert str(tmp_path / name) in result.output
+    with Image.open(tmp_path / "height.png") as image:
+        assert image.size == (512, 512) and image.mode == "I;16"
+    with Image.open(tmp_path / "colour.png") as image:
+        assert image.size == (512, 512) and image.mode == "RGB"
+    layer = json.loads((tmp_path / "tilemap.json").read_text())["layers"][0]
+    assert layer["width"] == 512 and len(layer["data"]) == 512 * 512
 
 
-def test_map_options_are_passed_through(tmp_path):
-    args = [
-        "map",
-        "--out",
-        str(tmp_path),
-        "--width",
-        "64",
-        "--height",
-        "32",
-        "--seed",
-        "-5",
-        "--noise",
-        "simplex",
-        "--mode",
-        "ridged",
-        "--octaves",
-        "3",
-        "--bits",
-        "8",
-    ]
+def test_options_are_passed_through(tmp_path):
+    args = ["map", "--out", str(tmp_path), *SMALL, "--seed", "-5", "--noise", "simplex",
+            "--mode", "ridged", "--octaves", "3", "--normalize", "global", "--mask", "radial",
+            "--export", "raw16", "--export", "npy", "--tile", "32"]  # fmt: skip
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    with Image.open(tmp_path / "noise.png") as image:
-        assert image.size == (64, 32) and image.mode == "L"
+    assert "note: Unity terrains want square heightmaps" in result.output
+    assert (tmp_path / "height.raw").stat().st_size == 96 * 64 * 2
+    assert np.load(tmp_path / "height.npy").shape == (64, 96)
+    assert sorted(p.name for p in (tmp_path / "tiles").iterdir()) == sorted(
+        f"height_x{i}_y{j}.png" for i in range(3) for j in range(2)
+    )
     again = tmp_path / "again"
     runner.invoke(app, [*args[:2], str(again), *args[3:]])
-    assert (again / "noise.png").read_bytes() == (tmp_path / "noise.png").read_bytes()
+    assert (again / "height.png").read_bytes() == (tmp_path / "height.png").read_bytes()
+
+
+def test_config_file_and_overrides(tmp_path):
+    config = tmp_path / "map.toml"
+    config.write_text(
+        '[terrain]\nseed = 3\nwidth = 40\nheight = 30\nscale = 20.0\n\n[mask]\nshape = "square"\nradius = 15.0\n'
+    )
+    base = runner.invoke(app, ["map", "--out", str(tmp_path / "a"), "--config", str(config)])
+    assert base.exit_code == 0, base.output
+    assert "(40x30, seed 3)" in base.output
+    over = runner.invoke(
+        app, ["map", "--out", str(tmp_path / "b"), "--config", str(config), "--seed", "4"]
+    )
+    assert "(40x30, seed 4)" in over.output
+    same = runner.invoke(
+        app, ["map", "--out", str(tmp_path / "c"), "--config", str(config), "--seed", "3"]
+    )
+    assert same.exit_code == 0
+    assert (tmp_path / "a" / "height.png").read_bytes() == (
+        tmp_path / "c" / "height.png"
+    ).read_bytes()
+    assert (tmp_path / "a" / "height.png").read_bytes() != (
+        tmp_path / "b" / "height.png"
+    ).read_bytes()
+
+
+def test_presets(tmp_path):
+    for name in ("islands", "continents", "archipelago"):
+        result = runner.invoke(
+            app, ["map", "--out", str(tmp_path / name), *SMALL, "--preset", name]
+        )
+        assert result.exit_code == 0, result.output
 
 
 def test_bad_parameters_give_one_red_line_and_exit_1(tmp_path):
-    result = runner.invoke(app, ["map", "--out", str(tmp_path), "--octaves", "40"])
-    assert result.exit_code == 1
-    assert "error: octaves must be an integer from 1 to 32, got 40" in result.output
-    assert not (tmp_path / "noise.png").exists()
-    result = runner.invoke(app, ["map", "--out", str(tmp_path), "--scale", "0"])
-    assert result.exit_code == 1 and "scale must be a finite number > 0" in result.output
-    result = runner.invoke(app, ["map", "--out", str(tmp_path), "--bits", "12"])
-    assert result.exit_code == 1 and "bits must be 8 or 16" in result.output
-    assert list(tmp_path.iterdir()) == []
+    for args, message in (
+        (["--octaves", "40"], "error: octaves must be an integer from 1 to 32, got 40"),
+        (["--scale", "0"], "error: scale must be a finite number > 0"),
+        (["--config", str(tmp_path / "nope.toml")], "error: config file not found"),
+        (["--tile", "0"], "error: tile must be a positive integer"),
+    ):
+        result = runner.invoke(app, ["map", "--out", str(tmp_path / "x"), *SMALL, *args])
+        assert result.exit_code == 1, result.output
+        assert message in result.output
+        assert len(result.output.strip().splitlines()) == 1
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[terrain]\nsead = 1\n")
+    result = runner.invoke(app, ["map", "--out", str(tmp_path / "x"), "--config", str(bad)])
+    assert result.exit_code == 1 and "unknown key 'sead' in [terrain]" in result.output
 
 
-def test_unknown_noise_name_is_refused(tmp_path):
+def test_unknown_choice_is_refused_by_the_parser(tmp_path):
     result = runner.invoke(app, ["map", "--out", str(tmp_path), "--noise", "pelrin"])
-    assert result.exit_code == 2
-    assert "pelrin" in result.output
+    assert result.exit_code == 2 and "pelrin" in result.output
+
+
+def test_animate_writes_a_looping_gif(tmp_path):
+    result = runner.invoke(app, ["animate", "--out", str(tmp_path), "--preset", "fire", "--frames", "6",
+                                 "--width", "32", "--height", "24", "--png-frames"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    with Image.open(tmp_path / "fire.gif") as image:
+        assert image.size == (32, 24) and image.n_frames >= 2
+    assert len(list((tmp_path / "fire_frames").glob("fire_*.png"))) == 6
+    bad = runner.invoke(app, ["animate", "--out", str(tmp_path), "--frames", "0"])
+    assert bad.exit_code == 1 and "error: frames" in bad.output
+
+
+def test_wobble_writes_an_svg(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    result = runner.invoke(app, ["wobble", "--out", str(tmp_path), "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    root = ET.parse(tmp_path / "wobble.svg").getroot()
+    assert len(root.findall("{http://www.w3.org/2000/svg}polyline")) == 4
+    bad = runner.invoke(app, ["wobble", "--out", str(tmp_path), "--wavelength", "-1"])
+    assert bad.exit_code == 1 and "error: wavelength" in bad.output

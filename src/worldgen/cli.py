@@ -1,27 +1,29 @@
 """The ``worldgen`` command line: thin translations into library calls.
 
 Every command that writes files takes ``--out DIR`` and works with no other
-option. Library errors (bad parameters) become one red line on stderr and
-exit status 1.
+option, on built-in defaults. Library errors (bad parameters) become one red
+line on stderr and exit status 1; long work shows a progress bar.
 """
 
 from __future__ import annotations
 
 import enum
 import pathlib
-from typing import Annotated
+import warnings
+from typing import Annotated, Any
 
-import numpy as np
 import typer
 from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="worldgen: procedural worlds from a seed.",
 )
-_err = Console(stderr=True)
-_out = Console()
+_err = Console(stderr=True, soft_wrap=True)
+_out = Console(soft_wrap=True)
 
 
 class NoiseName(enum.StrEnum):
@@ -38,49 +40,245 @@ class Mode(enum.StrEnum):
     ridged = "ridged"
 
 
+class Normalize(enum.StrEnum):
+    local = "local"
+    global_ = "global"
+    none = "none"
+
+
+class MaskShape(enum.StrEnum):
+    none = "none"
+    square = "square"
+    radial = "radial"
+    square_bump = "square-bump"
+
+
+class PresetName(enum.StrEnum):
+    islands = "islands"
+    continents = "continents"
+    archipelago = "archipelago"
+
+
+class Format(enum.StrEnum):
+    png16 = "png16"
+    png8 = "png8"
+    raw16 = "raw16"
+    r16 = "r16"
+    tiff = "tiff"
+    npy = "npy"
+
+
+def _fail(exc: BaseException) -> typer.Exit:
+    _err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+    return typer.Exit(1)
+
+
+def _progress(total: int) -> Progress:
+    return Progress(
+        TextColumn("{task.description:<10}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=_err,
+        transient=True,
+    )
+
+
 @app.callback()
 def _root() -> None:
     """worldgen: procedural worlds from a seed."""
 
 
+Opt = typer.Option
+
+
 @app.command("map")
 def map_command(
-    out: Annotated[pathlib.Path, typer.Option(help="Directory to write into.")] = pathlib.Path(
+    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
         "worldgen-out"
     ),
-    seed: Annotated[int, typer.Option(help="Any 64-bit integer.")] = 0,
-    width: Annotated[int, typer.Option(min=1, max=16384, help="Pixels across.")] = 512,
-    height: Annotated[int, typer.Option(min=1, max=16384, help="Pixels down.")] = 512,
+    config: Annotated[
+        pathlib.Path | None, Opt(help="TOML config file; options given here override it.")
+    ] = None,
+    preset: Annotated[
+        PresetName | None,
+        Opt(help="Start from a preset (the config file and options override it)."),
+    ] = None,
+    seed: Annotated[int | None, Opt(help="Any 64-bit integer. [default: 0]")] = None,
+    width: Annotated[int | None, Opt(help="Pixels across. [default: 512]")] = None,
+    height: Annotated[int | None, Opt(help="Pixels down. [default: 512]")] = None,
     scale: Annotated[
-        float, typer.Option(help="Pixels per lattice cell of the first octave.")
-    ] = 128.0,
-    octaves: Annotated[int, typer.Option(help="Fractal octaves, 1-32.")] = 6,
-    persistence: Annotated[float, typer.Option(help="Amplitude ratio between octaves.")] = 0.5,
-    lacunarity: Annotated[float, typer.Option(help="Frequency ratio between octaves.")] = 2.0,
-    noise: Annotated[NoiseName, typer.Option(help="Base noise.")] = NoiseName.perlin,
-    mode: Annotated[Mode, typer.Option(help="Fractal mode.")] = Mode.fbm,
-    bits: Annotated[int, typer.Option(help="PNG bit depth, 8 or 16.")] = 16,
+        float | None, Opt(help="Pixels per noise cell at the first octave. [default: 128]")
+    ] = None,
+    offset_x: Annotated[float | None, Opt(help="Pan right, in pixels. [default: 0]")] = None,
+    offset_y: Annotated[float | None, Opt(help="Pan down, in pixels. [default: 0]")] = None,
+    octaves: Annotated[int | None, Opt(help="Fractal octaves, 1-32. [default: 6]")] = None,
+    persistence: Annotated[
+        float | None, Opt(help="Amplitude ratio between octaves. [default: 0.5]")
+    ] = None,
+    lacunarity: Annotated[
+        float | None, Opt(help="Frequency ratio between octaves. [default: 2]")
+    ] = None,
+    noise: Annotated[NoiseName | None, Opt(help="Base noise. [default: perlin]")] = None,
+    mode: Annotated[Mode | None, Opt(help="Fractal mode. [default: fbm]")] = None,
+    normalize: Annotated[
+        Normalize | None,
+        Opt(help="local (stretch this map), global or none (seamless). [default: local]"),
+    ] = None,
+    mask: Annotated[MaskShape | None, Opt(help="Island mask shape. [default: none]")] = None,
+    mask_radius: Annotated[
+        float | None, Opt(help="Mask radius in pixels. [default: half the smaller side]")
+    ] = None,
+    power: Annotated[float | None, Opt(help="Height redistribution exponent. [default: 1]")] = None,
+    lake_size: Annotated[
+        int | None, Opt(help="Fill enclosed lakes smaller than this many tiles. [default: 0]")
+    ] = None,
+    export: Annotated[
+        list[Format] | None,
+        Opt(help="Also write the heights as png8, raw16, r16, tiff or npy (repeatable)."),
+    ] = None,
+    tile: Annotated[
+        int | None, Opt(help="Also cut the heights into TILE x TILE PNGs under tiles/.")
+    ] = None,
+    blend: Annotated[bool, Opt(help="Blend band colours instead of stepping them.")] = False,
 ) -> None:
-    """Write a greyscale fractal noise map as a PNG (contrast stretched to the map)."""
-    from worldgen.io import write_grey_png
-    from worldgen.noise import Fractal, axis, by_name
+    """Write a map set: 16-bit heights, shaded colour map, biome map and legend, tilemap (Tiled JSON, CSV)."""
+    from worldgen.config import load_toml, map_config, merge
+    from worldgen.config import preset as preset_overrides
+    from worldgen.io import HeightmapSizeWarning, write_map_set
+    from worldgen.io._mapset import STAGES
+
+    given = {
+        "seed": seed, "width": width, "height": height, "scale": scale, "octaves": octaves,
+        "persistence": persistence, "lacunarity": lacunarity,
+        "noise": noise and noise.value, "mode": mode and mode.value,
+        "normalize": normalize and normalize.value,
+    }  # fmt: skip
+    try:
+        data: dict[str, Any] = {}
+        file_data = load_toml(config) if config is not None else {}
+        size = {**file_data.get("terrain", {}), **{k: v for k, v in given.items() if v is not None}}
+        w, h = size.get("width", 512), size.get("height", 512)
+        if preset is not None:
+            data = preset_overrides(preset.value, w, h)
+        data = merge(data, file_data)
+        terrain = {k: v for k, v in given.items() if v is not None}
+        if offset_x is not None or offset_y is not None:
+            old = data.get("terrain", {}).get("offset", (0.0, 0.0))
+            terrain["offset"] = (
+                old[0] if offset_x is None else offset_x,
+                old[1] if offset_y is None else offset_y,
+            )
+        overrides: dict[str, Any] = {"terrain": terrain}
+        if mask is not None or mask_radius is not None:
+            overrides["mask"] = {
+                **({"shape": mask.value} if mask is not None else {}),
+                **({"radius": mask_radius} if mask_radius is not None else {}),
+            }
+            if mask is not None and mask_radius is None and "radius" not in data.get("mask", {}):
+                overrides["mask"]["radius"] = min(w, h) / 2
+        if power is not None:
+            overrides["curve"] = {"power": power}
+        if lake_size is not None:
+            overrides["cleanup"] = {"lake_size": lake_size}
+        settings = map_config(merge(data, overrides))
+        with _progress(len(STAGES)) as bar, warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", HeightmapSizeWarning)
+            task = bar.add_task("map", total=len(STAGES))
+
+            def advance(stage: str) -> None:
+                bar.update(task, description=stage, completed=STAGES.index(stage))
+
+            written = write_map_set(
+                settings, out, formats=[f.value for f in export or []], tile=tile, blend=blend,
+                progress=advance,
+            )  # fmt: skip
+    except (ValueError, TypeError, OSError) as exc:
+        raise _fail(exc) from None
+    for warning in caught:
+        _err.print(f"[yellow]note:[/yellow] {escape(str(warning.message))}", highlight=False)
+    t = settings.terrain
+    _out.print(
+        f"wrote {len(written)} files to {out} ({t.width}x{t.height}, seed {t.seed}):",
+        markup=False,
+        highlight=False,
+    )
+    for path in written:
+        _out.print(f"  {path}", markup=False, highlight=False)
+
+
+class Animation(enum.StrEnum):
+    clouds = "clouds"
+    fire = "fire"
+    water = "water"
+
+
+@app.command("animate")
+def animate_command(
+    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
+        "worldgen-out"
+    ),
+    preset: Annotated[Animation, Opt(help="What to animate.")] = Animation.clouds,
+    seed: Annotated[int, Opt(help="Any 64-bit integer.")] = 0,
+    width: Annotated[int, Opt(help="Pixels across.")] = 160,
+    height: Annotated[int, Opt(help="Pixels down.")] = 120,
+    frames: Annotated[int, Opt(help="Number of frames.")] = 48,
+    fps: Annotated[float, Opt(help="Frames per second.")] = 16.0,
+    loop: Annotated[bool, Opt(help="Loop seamlessly (4D noise around a circle).")] = True,
+    png_frames: Annotated[bool, Opt(help="Also write every frame as a PNG.")] = False,
+) -> None:
+    """Write an animated GIF of noise with time as an axis: clouds, fire or water."""
+    from worldgen.io import write_gif, write_png_frames
+    from worldgen.motion import preset_frames
 
     try:
-        if not (np.isfinite(scale) and scale > 0):
-            raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
-        fractal = Fractal(
-            by_name(noise.value, seed=seed), octaves, persistence, lacunarity, mode.value
-        )
-        step = 1.0 / scale
-        with _err.status("generating noise map"):
-            values = fractal.grid(axis(0.0, width, step), axis(0.0, height, step))
-        lo, hi = float(values.min()), float(values.max())
-        stretched = (values - lo) / (hi - lo) if hi > lo else np.zeros_like(values)
-        path = write_grey_png(out / "noise.png", stretched, bits=bits)
+        with _err.status(f"animating {preset.value}"):
+            images = preset_frames(
+                preset.value, seed=seed, width=width, height=height, frames=frames, loop=loop
+            )
+            written = [write_gif(out / f"{preset.value}.gif", images, fps=fps, loop=True)]
+            if png_frames:
+                written += write_png_frames(
+                    out / f"{preset.value}_frames", images, prefix=preset.value
+                )
     except (ValueError, TypeError, OSError) as exc:
-        _err.print(f"[red]error:[/red] {exc}", highlight=False)
-        raise typer.Exit(1) from None
-    _out.print(f"wrote {path} ({width}x{height}, {bits}-bit greyscale PNG)", highlight=False)
+        raise _fail(exc) from None
+    _out.print(
+        f"wrote {written[0]} ({frames} frames, {width}x{height})", markup=False, highlight=False
+    )
+    if png_frames:
+        _out.print(
+            f"wrote {len(written) - 1} PNG frames to {written[1].parent}",
+            markup=False,
+            highlight=False,
+        )
+
+
+@app.command("wobble")
+def wobble_command(
+    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
+        "worldgen-out"
+    ),
+    seed: Annotated[int, Opt(help="Any 64-bit integer.")] = 0,
+    amplitude: Annotated[float, Opt(help="Largest sideways wobble, in pixels.")] = 2.5,
+    wavelength: Annotated[
+        float, Opt(help="Length of one wobble along the line, in pixels.")
+    ] = 30.0,
+) -> None:
+    """Write an SVG of shapes drawn with a hand-drawn wobble (1D Perlin noise)."""
+    from worldgen.io import write_svg_polylines
+    from worldgen.motion import sketch_shapes, wobble
+
+    try:
+        lines = [
+            wobble(shape, amplitude=amplitude, wavelength=wavelength, seed=seed + k)
+            for k, shape in enumerate(sketch_shapes())
+        ]
+        path = write_svg_polylines(
+            out / "wobble.svg", lines, width=400, height=300, stroke_width=2.0
+        )
+    except (ValueError, TypeError, OSError) as exc:
+        raise _fail(exc) from None
+    _out.print(f"wrote {path} ({len(lines)} wobbly lines)", markup=False, highlight=False)
 
 
 def main() -> None:

@@ -1,6 +1,41 @@
-"""Writing files: atomically, in formats other tools open (PNG for now)."""
+"""Writing files: atomically, in formats other tools open.
 
+- PNG images (greyscale 8/16-bit, RGB), height maps for engines (RAW16,
+  ``.r16``, float32 TIFF, ``.npy``, tiled exports), tile maps (Tiled JSON,
+  CSV), animations (GIF, PNG frames) and SVG drawings.
+- :func:`write_map_set`: everything a map config makes, into one folder.
+"""
+
+from worldgen.io._animation import write_gif, write_png_frames, write_svg_polylines
 from worldgen.io._atomic import atomic_output
+from worldgen.io._heightmap import (
+    FORMATS,
+    HeightmapSizeWarning,
+    unity_size_note,
+    write_heightmap,
+    write_raw16,
+    write_tiles,
+)
 from worldgen.io._image import write_grey_png
+from worldgen.io._mapset import write_map_set, write_rgb_png
+from worldgen.io._tilemap import read_tiled_json, read_tiles_csv, write_tiled_json, write_tiles_csv
 
-__all__ = ["atomic_output", "write_grey_png"]
+__all__ = [
+    "FORMATS",
+    "HeightmapSizeWarning",
+    "atomic_output",
+    "read_tiled_json",
+    "read_tiles_csv",
+    "unity_size_note",
+    "write_gif",
+    "write_grey_png",
+    "write_heightmap",
+    "write_map_set",
+    "write_png_frames",
+    "write_raw16",
+    "write_rgb_png",
+    "write_svg_polylines",
+    "write_tiled_json",
+    "write_tiles",
+    "write_tiles_csv",
+]

@@ -9,6 +9,16 @@ import tempfile
 from collections.abc import Iterator
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# Files get the usual permissions (0666 less the umask), not mkstemp's 0600.
+_MODE = 0o666 & ~_umask()
+
+
 @contextlib.contextmanager
 def atomic_output(path: str | os.PathLike) -> Iterator[pathlib.Path]:
     """Yield a temporary path beside ``path``; move it into place on success.
@@ -36,6 +46,7 @@ def atomic_output(path: str | os.PathLike) -> Iterator[pathlib.Path]:
         yield tmp
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
+        os.chmod(tmp, _MODE)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)

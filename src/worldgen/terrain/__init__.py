@@ -1,1 +1,50 @@
-"""Height fields and what is done to them: maps, masks, biomes, tilemaps, shading."""
+"""Height fields and what is done to them: maps, masks, biomes, tilemaps, shading.
+
+- :class:`NoiseMap`, :class:`Window`: fractal noise maps with the familiar
+  seed / scale / offset / octaves / persistence / lacunarity parameters,
+  normalised locally, globally or not at all, made whole or by windows.
+- :class:`Mask`, :class:`HeightCurve`: island falloff in world coordinates,
+  height remapping.
+- :class:`Band`, :func:`classify`, :class:`BiomeTable`: height bands and
+  biomes (elevation x moisture x temperature).
+- :func:`remove_thin_water`, :func:`remove_isolated`, :func:`fill_lakes`,
+  :func:`autotile_masks`: tile-map clean-up and autotiling.
+- :func:`colour_ramp`, :func:`hillshade`, :func:`apply_shade`,
+  :func:`normal_map`, :func:`legend`: pictures.
+- :class:`MapConfig`, :func:`make_layers`: the whole pipeline.
+"""
+
+from worldgen.terrain._classify import DEFAULT_BANDS, DEFAULT_BIOMES, Band, BiomeTable, classify
+from worldgen.terrain._maps import Cleanup, MapConfig, MapLayers, make_layers
+from worldgen.terrain._noise_map import NoiseMap, global_range
+from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
+from worldgen.terrain._shaping import HeightCurve, Mask, falloff_curve
+from worldgen.terrain._tilemap import autotile_masks, fill_lakes, remove_isolated, remove_thin_water
+from worldgen.terrain._window import Window
+
+__all__ = [
+    "DEFAULT_BANDS",
+    "DEFAULT_BIOMES",
+    "Band",
+    "BiomeTable",
+    "Cleanup",
+    "HeightCurve",
+    "MapConfig",
+    "MapLayers",
+    "Mask",
+    "NoiseMap",
+    "Window",
+    "apply_shade",
+    "autotile_masks",
+    "classify",
+    "colour_ramp",
+    "falloff_curve",
+    "fill_lakes",
+    "global_range",
+    "hillshade",
+    "legend",
+    "make_layers",
+    "normal_map",
+    "remove_isolated",
+    "remove_thin_water",
+]

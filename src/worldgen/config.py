@@ -1,0 +1,147 @@
+"""Configs from TOML files, presets and command-line overrides.
+
+A map config file has optional tables ``[terrain]`` (the fields of
+:class:`~worldgen.terrain.NoiseMap`), ``[mask]``, ``[curve]``, ``[cleanup]``,
+``[biomes]``, an array of tables ``[[bands]]`` and a top-level
+``climate_scale``. Anything left out takes its documented default. Unknown
+keys are errors, so a typo never passes silently::
+
+    climate_scale = 2.0
+
+    [terrain]
+    seed = 42
+    width = 1024
+    height = 1024
+    scale = 200.0
+    normalize = "global"
+
+    [mask]
+    shape = "radial"
+    radius = 480.0
+
+    [curve]
+    points = [[0.0, 0.0], [0.4, 0.4], [1.0, 1.0]]
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import os
+import tomllib
+from typing import Any
+
+from worldgen.terrain._classify import Band, BiomeTable
+from worldgen.terrain._maps import Cleanup, MapConfig
+from worldgen.terrain._noise_map import NoiseMap
+from worldgen.terrain._shaping import HeightCurve, Mask
+
+_TABLES = {"terrain": NoiseMap, "mask": Mask, "curve": HeightCurve, "cleanup": Cleanup}
+_TOP = {"climate_scale", "bands", "biomes", *_TABLES}
+
+
+def _presets(width: int, height: int) -> dict[str, dict[str, Any]]:
+    half = min(width, height) / 2
+    return {
+        "islands": {
+            "terrain": {"scale": max(width, height) / 5, "octaves": 6, "normalize": "global"},
+            "mask": {"shape": "radial", "radius": 0.95 * half},
+        },
+        "continents": {
+            "terrain": {"scale": max(width, height) / 2, "octaves": 8, "normalize": "global"},
+            "curve": {"points": [[0.0, 0.0], [0.5, 0.42], [1.0, 1.0]], "smooth": True},
+        },
+        "archipelago": {
+            "terrain": {"scale": max(width, height) / 10, "octaves": 5, "normalize": "global"},
+            "mask": {"shape": "square-bump", "radius": 1.05 * half},
+            "curve": {"points": [[0.0, 0.0], [0.55, 0.38], [1.0, 1.0]], "smooth": True},
+        },
+    }
+
+
+PRESETS = ("islands", "continents", "archipelago")
+
+
+def preset(name: str, width: int = 512, height: int = 512) -> dict[str, Any]:
+    """The overrides of preset ``name`` for a map of ``width`` x ``height``.
+
+    Examples
+    --------
+    >>> preset("islands")["mask"]["shape"]
+    'radial'
+    """
+    if name not in PRESETS:
+        raise ValueError(f"preset must be one of {', '.join(PRESETS)}, got {name!r}")
+    return _presets(width, height)[name]
+
+
+def load_toml(path: str | os.PathLike) -> dict[str, Any]:
+    """Read a TOML config file into a dict, with errors that name the file."""
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise ValueError(f"config file not found: {path}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"config file {path} is not valid TOML: {exc}") from None
+
+
+def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """``override`` on top of ``base``; tables merge key by key."""
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _tupled(value: Any) -> Any:
+    """TOML arrays as (nested) tuples, as the frozen configs hold them."""
+    return tuple(_tupled(v) for v in value) if isinstance(value, list) else value
+
+
+def _build(cls, data: Any, where: str):
+    if not isinstance(data, dict):
+        raise ValueError(f"[{where}] must be a table, got {data!r}")
+    fields = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - fields)
+    if unknown:
+        raise ValueError(
+            f"unknown key {', '.join(map(repr, unknown))} in [{where}]; valid: {', '.join(sorted(fields))}"
+        )
+    return cls(**{k: _tupled(v) for k, v in data.items()})
+
+
+def map_config(data: dict[str, Any]) -> MapConfig:
+    """A :class:`MapConfig` from a dict shaped like the TOML file."""
+    unknown = sorted(set(data) - _TOP)
+    if unknown:
+        raise ValueError(
+            f"unknown key {', '.join(map(repr, unknown))}; valid: {', '.join(sorted(_TOP))}"
+        )
+    kwargs: dict[str, Any] = {}
+    for key, cls in _TABLES.items():
+        if key in data:
+            kwargs[key] = _build(cls, data[key], key)
+    if "bands" in data:
+        bands = data["bands"]
+        if not isinstance(bands, list) or not bands:
+            raise ValueError("[[bands]] must be a non-empty array of tables (name, top, colour)")
+        kwargs["bands"] = tuple(_build(Band, b, "bands") for b in bands)
+    if "biomes" in data:
+        b = data["biomes"]
+        if not isinstance(b, dict):
+            raise ValueError("[biomes] must be a table")
+        colours = b.get("colours", {})
+        if not isinstance(colours, dict):
+            raise ValueError("[biomes] colours must be a table of name = [r, g, b]")
+        kwargs["biomes"] = _build(
+            BiomeTable,
+            {**b, "colours": [[name, c] for name, c in colours.items()]},
+            "biomes",
+        )
+    if "climate_scale" in data:
+        kwargs["climate_scale"] = data["climate_scale"]
+    return MapConfig(**kwargs)

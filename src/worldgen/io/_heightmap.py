@@ -1,0 +1,139 @@
+"""Height maps as game engines and GIS tools import them."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import warnings
+
+import numpy as np
+from PIL import Image
+
+from worldgen.io._atomic import atomic_output
+from worldgen.io._image import write_grey_png
+
+FORMATS = ("png16", "png8", "raw16", "r16", "tiff", "npy")
+_SUFFIX = {
+    "png16": ".png",
+    "png8": ".png",
+    "raw16": ".raw",
+    "r16": ".r16",
+    "tiff": ".tif",
+    "npy": ".npy",
+}
+
+
+class HeightmapSizeWarning(UserWarning):
+    """A height map's size is not what the target engine expects."""
+
+
+def unity_size_note(shape: tuple[int, int]) -> str | None:
+    """Why Unity's terrain importer would resize this map, or None.
+
+    Unity wants square RAW height maps of side 2^n + 1 (33 ... 4097).
+
+    Examples
+    --------
+    >>> unity_size_note((513, 513)) is None
+    True
+    >>> unity_size_note((512, 512))
+    'Unity terrains want square heightmaps of side 2^n + 1 (e.g. 513); this one is 512x512'
+    """
+    h, w = shape
+    side_ok = h == w and h >= 3 and ((h - 1) & (h - 2)) == 0
+    if side_ok:
+        return None
+    return f"Unity terrains want square heightmaps of side 2^n + 1 (e.g. 513); this one is {w}x{h}"
+
+
+def _check_unit(heights: np.ndarray) -> np.ndarray:
+    heights = np.asarray(heights, dtype=np.float64)
+    if heights.ndim != 2 or 0 in heights.shape:
+        raise ValueError(f"heights must be a non-empty 2-D array (H, W), got shape {heights.shape}")
+    if not (np.isfinite(heights).all() and heights.min() >= 0.0 and heights.max() <= 1.0):
+        raise ValueError("heights must be finite and within [0, 1]; normalise them first")
+    return heights
+
+
+def quantise16(heights: np.ndarray) -> np.ndarray:
+    """Heights in [0, 1] as uint16, ``round(h * 65535)``."""
+    return np.rint(_check_unit(heights) * 65535.0).astype(np.uint16)
+
+
+def write_raw16(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
+    """Heights in [0, 1] as headerless 16-bit little-endian samples, row 0
+    first (Unity's RAW "Windows" byte order; the same bytes as a ``.r16``).
+
+    Warns with :class:`HeightmapSizeWarning` when Unity would not take the
+    size as it is.
+    """
+    data = quantise16(heights).astype("<u2")
+    note = unity_size_note(data.shape)
+    if note:
+        warnings.warn(note, HeightmapSizeWarning, stacklevel=2)
+    target = pathlib.Path(path)
+    with atomic_output(target) as tmp:
+        tmp.write_bytes(data.tobytes())
+    return target
+
+
+def write_float_tiff(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
+    """Heights as a 32-bit float TIFF (any range), which GIS tools and
+    Unreal's importer read."""
+    heights = np.asarray(heights, dtype=np.float64)
+    if heights.ndim != 2 or not np.isfinite(heights).all():
+        raise ValueError("heights must be a finite 2-D array (H, W)")
+    target = pathlib.Path(path)
+    with atomic_output(target) as tmp:
+        Image.fromarray(heights.astype(np.float32)).save(tmp, format="TIFF")
+    return target
+
+
+def write_npy(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
+    """Heights as a float32 ``.npy`` file."""
+    target = pathlib.Path(path)
+    with atomic_output(target) as tmp:
+        with open(tmp, "wb") as handle:
+            np.save(handle, np.asarray(heights, dtype=np.float32))
+    return target
+
+
+def write_heightmap(path: str | os.PathLike, heights: np.ndarray, fmt: str) -> pathlib.Path:
+    """Write ``heights`` in one of :data:`FORMATS` (``path`` without suffix
+    gets the format's)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    target = pathlib.Path(path)
+    if not target.suffix:
+        target = target.with_suffix(_SUFFIX[fmt])
+    if fmt in ("png16", "png8"):
+        return write_grey_png(target, heights, bits=16 if fmt == "png16" else 8)
+    if fmt in ("raw16", "r16"):
+        return write_raw16(target, heights)
+    if fmt == "tiff":
+        return write_float_tiff(target, heights)
+    return write_npy(target, heights)
+
+
+def write_tiles(
+    directory: str | os.PathLike, name: str, heights: np.ndarray, tile: int, fmt: str = "png16"
+) -> list[pathlib.Path]:
+    """Cut ``heights`` into ``tile`` x ``tile`` pieces written as
+    ``{name}_x{i}_y{j}`` (column i, row j; the last ones may be smaller).
+
+    Neighbouring tiles share no pixels; to make tiles whose edges repeat
+    their neighbours' (as some engines want), make the map one pixel larger
+    and cut with overlapping windows instead.
+    """
+    if isinstance(tile, bool) or not isinstance(tile, int) or tile < 1:
+        raise ValueError(f"tile must be a positive integer, got {tile!r}")
+    heights = np.asarray(heights)
+    paths = []
+    directory = pathlib.Path(directory)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HeightmapSizeWarning)
+        for j, y in enumerate(range(0, heights.shape[0], tile)):
+            for i, x in enumerate(range(0, heights.shape[1], tile)):
+                piece = heights[y : y + tile, x : x + tile]
+                paths.append(write_heightmap(directory / f"{name}_x{i}_y{j}", piece, fmt))
+    return paths

@@ -1,0 +1,339 @@
+"""Tile maps as files: CSV round trips, Tiled JSON maps with their tileset image."""
+
+import base64
+import gzip
+import json
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from PIL import Image
+
+from worldgen.io._tilemap import (
+    read_tiled_json,
+    read_tiles_csv,
+    write_tiled_json,
+    write_tiles_csv,
+)
+
+COLOURS = [(0, 0, 128), (40, 90, 200), (230, 210, 150), (40, 160, 40)]
+NAMES = ["deep water", "shallow water", "sand", "grass"]
+TILES = np.array(
+    [
+        [0, 0, 1, 2, 3],
+        [0, 1, 2, 3, 3],
+        [1, 2, 2, 3, 0],
+    ]
+)
+
+# ------------------------------------------------------------------- CSV
+
+
+def test_csv_text_is_one_row_per_line(tmp_path):
+    path = write_tiles_csv(tmp_path / "map.csv", TILES)
+    assert path == tmp_path / "map.csv"
+    assert path.read_text() == "0,0,1,2,3\n0,1,2,3,3\n1,2,2,3,0\n"
+
+
+small_maps = hnp.arrays(
+    st.sampled_from([np.uint8, np.int32, np.int64]),
+    hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=9),
+    elements=st.integers(0, 120),
+)
+
+
+@given(small_maps)
+def test_csv_round_trip(tmp_path_factory, tiles):
+    path = write_tiles_csv(tmp_path_factory.mktemp("csv") / "map.csv", tiles)
+    back = read_tiles_csv(path)
+    assert back.dtype == np.int64
+    assert back.shape == tiles.shape
+    assert np.array_equal(back, tiles)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", r"holds no tile rows"),
+        ("\n\n", r"holds no tile rows"),
+        ("1,2,3\n4,5\n", r"not a tile CSV"),
+        ("1,2\n3,x\n", r"not a tile CSV"),
+        ("1,2\n3,-4\n", r"class ids must be non-negative, found -4"),
+    ],
+)
+def test_bad_csv(tmp_path, text, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        read_tiles_csv(path)
+
+
+def test_bad_tiles_write_no_csv(tmp_path):
+    with pytest.raises(TypeError, match=r"tiles must hold integer class ids"):
+        write_tiles_csv(tmp_path / "map.csv", np.zeros((2, 2)))
+    assert list(tmp_path.iterdir()) == []
+
+
+# ------------------------------------------------------------- Tiled JSON
+
+# The fields written, with their JSON types, from the format reference
+# (https://doc.mapeditor.org/en/stable/reference/json-map-format/).
+MAP_FIELDS = {
+    "compressionlevel": int,
+    "height": int,
+    "infinite": bool,
+    "layers": list,
+    "nextlayerid": int,
+    "nextobjectid": int,
+    "orientation": str,
+    "renderorder": str,
+    "tiledversion": str,
+    "tileheight": int,
+    "tilesets": list,
+    "tilewidth": int,
+    "type": str,
+    "version": str,
+    "width": int,
+}
+LAYER_FIELDS = {
+    "data": list,
+    "height": int,
+    "id": int,
+    "name": str,
+    "opacity": (int, float),
+    "type": str,
+    "visible": bool,
+    "width": int,
+    "x": int,
+    "y": int,
+}
+TILESET_FIELDS = {
+    "columns": int,
+    "firstgid": int,
+    "image": str,
+    "imageheight": int,
+    "imagewidth": int,
+    "margin": int,
+    "name": str,
+    "spacing": int,
+    "tilecount": int,
+    "tileheight": int,
+    "tilewidth": int,
+}
+
+
+def check_fields(obj, fields, what):
+    assert isinstance(obj, dict), what
+    for name, kind in fields.items():
+        assert name in obj, f"{what}: {name} missing"
+        value = obj[name]
+        # JSON has no separate bool and int; Python's bool is an int subclass.
+        assert isinstance(value, kind), f"{what}: {name} = {value!r} is not {kind}"
+        if kind is int or kind == (int, float):
+            assert not isinstance(value, bool), f"{what}: {name} = {value!r} is a bool"
+
+
+def validate_tiled_map(doc):
+    """The structure Tiled needs to open a finite orthogonal map with one tileset."""
+    check_fields(doc, MAP_FIELDS, "map")
+    assert doc["type"] == "map"
+    assert doc["orientation"] == "orthogonal"
+    assert doc["renderorder"] == "right-down"
+    assert doc["infinite"] is False
+    assert doc["nextlayerid"] > max(layer["id"] for layer in doc["layers"])
+    assert doc["nextobjectid"] >= 1
+    assert len(doc["layers"]) == 1
+    layer = doc["layers"][0]
+    check_fields(layer, LAYER_FIELDS, "layer")
+    assert layer["type"] == "tilelayer"
+    assert "encoding" not in layer or layer["encoding"] == "csv"
+    assert (layer["width"], layer["height"]) == (doc["width"], doc["height"])
+    assert len(layer["data"]) == doc["width"] * doc["height"]
+    assert all(isinstance(gid, int) and gid >= 1 for gid in layer["data"])
+    assert len(doc["tilesets"]) == 1
+    tileset = doc["tilesets"][0]
+    check_fields(tileset, TILESET_FIELDS, "tileset")
+    assert tileset["firstgid"] == 1
+    assert (tileset["tilewidth"], tileset["tileheight"]) == (doc["tilewidth"], doc["tileheight"])
+    assert tileset["margin"] == 0 and tileset["spacing"] == 0
+    assert tileset["imagewidth"] == tileset["columns"] * tileset["tilewidth"]
+    assert tileset["imageheight"] == tileset["tileheight"]
+    assert tileset["tilecount"] == tileset["columns"]
+    assert max(layer["data"]) <= tileset["firstgid"] + tileset["tilecount"] - 1
+    for tile in tileset.get("tiles", []):
+        check_fields(tile, {"id": int, "properties": list}, "tile")
+        assert 0 <= tile["id"] < tileset["tilecount"]
+        for prop in tile["properties"]:
+            check_fields(prop, {"name": str, "type": str}, "property")
+            assert prop["type"] == "string" and isinstance(prop["value"], str)
+    return layer, tileset
+
+
+def test_tiled_map_has_the_documented_fields(tmp_path):
+    path = write_tiled_json(tmp_path / "world.json", TILES, colours=COLOURS, tile_size=8)
+    assert path == tmp_path / "world.json"
+    doc = json.loads(path.read_text())
+    layer, tileset = validate_tiled_map(doc)
+    assert (doc["width"], doc["height"]) == (5, 3)
+    assert (doc["tilewidth"], doc["tileheight"]) == (8, 8)
+    assert layer["data"] == [
+        1, 1, 2, 3, 4,
+        1, 2, 3, 4, 4,
+        2, 3, 3, 4, 1,
+    ]  # fmt: skip
+    assert tileset["image"] == "world_tileset.png"
+    assert (tileset["imagewidth"], tileset["imageheight"], tileset["tilecount"]) == (32, 8, 4)
+    assert "tiles" not in tileset
+
+
+def test_tileset_image_has_one_flat_square_per_class(tmp_path):
+    write_tiled_json(tmp_path / "world.json", TILES, colours=COLOURS, tile_size=8)
+    with Image.open(tmp_path / "world_tileset.png") as image:
+        assert image.format == "PNG"
+        assert image.size == (32, 8)
+        pixels = np.asarray(image.convert("RGB"))
+    for index, colour in enumerate(COLOURS):
+        square = pixels[:, 8 * index : 8 * index + 8]
+        assert (square == colour).all()
+
+
+def test_names_become_tile_properties(tmp_path):
+    path = write_tiled_json(tmp_path / "world.json", TILES, colours=COLOURS, names=NAMES)
+    _, tileset = validate_tiled_map(json.loads(path.read_text()))
+    assert tileset["tiles"] == [
+        {"id": i, "properties": [{"name": "name", "type": "string", "value": name}]}
+        for i, name in enumerate(NAMES)
+    ]
+
+
+def test_more_colours_than_classes_are_all_in_the_tileset(tmp_path):
+    path = write_tiled_json(tmp_path / "m.json", np.zeros((2, 2), np.uint8), colours=COLOURS)
+    _, tileset = validate_tiled_map(json.loads(path.read_text()))
+    assert tileset["tilecount"] == 4
+    assert read_tiled_json(path).tolist() == [[0, 0], [0, 0]]
+
+
+@given(small_maps, st.integers(1, 5))
+def test_tiled_round_trip(tmp_path_factory, tiles, tile_size):
+    folder = tmp_path_factory.mktemp("tiled")
+    colours = [(i, 255 - i, (7 * i) % 256) for i in range(121)]
+    path = write_tiled_json(folder / "m.json", tiles, colours=colours, tile_size=tile_size)
+    validate_tiled_map(json.loads(path.read_text()))
+    back = read_tiled_json(path)
+    assert back.shape == tiles.shape
+    assert np.array_equal(back, tiles)
+    with Image.open(folder / "m_tileset.png") as image:
+        assert image.size == (121 * tile_size, tile_size)
+
+
+def test_rewriting_replaces_both_files(tmp_path):
+    write_tiled_json(tmp_path / "w.json", TILES, colours=COLOURS)
+    write_tiled_json(tmp_path / "w.json", TILES[:1, :2], colours=COLOURS[:1], tile_size=4)
+    assert read_tiled_json(tmp_path / "w.json").tolist() == [[0, 0]]
+    with Image.open(tmp_path / "w_tileset.png") as image:
+        assert image.size == (4, 4)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.json", "w_tileset.png"]
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"colours": COLOURS[:3]}, ValueError, r"colours has 3 entries but tiles holds class ids up to 3"),
+        ({"colours": [(0, 0)] * 4}, ValueError, r"colours: give colours as a sequence of \(r, g, b\)"),
+        ({"colours": [(0, 0, 256)] * 4}, ValueError, r"found a value outside 0-255"),
+        ({"colours": [(0.5, 0, 0)] * 4}, TypeError, r"got dtype float64"),
+        ({"colours": [(0, 0, 0), (1, 2)]}, TypeError, r"colours: give colours as"),
+        ({"colours": COLOURS, "names": NAMES[:2]}, ValueError, r"names has 2 entries but colours has 4"),
+        ({"colours": COLOURS, "names": "sand"}, TypeError, r"names must be a sequence of strings"),
+        ({"colours": COLOURS, "names": [1, 2, 3, 4]}, TypeError, r"names must be a sequence"),
+        ({"colours": COLOURS, "tile_size": 0}, ValueError, r"tile_size must be an integer from 1 to 4096"),
+        ({"colours": COLOURS, "tile_size": 8.0}, TypeError, r"tile_size must be an integer"),
+    ],
+)  # fmt: skip
+def test_bad_options_write_nothing(tmp_path, options, error, message):
+    with pytest.raises(error, match=message):
+        write_tiled_json(tmp_path / "world.json", TILES, **options)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failure_while_writing_leaves_old_files_and_no_parts(tmp_path, monkeypatch):
+    write_tiled_json(tmp_path / "w.json", TILES, colours=COLOURS)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def broken_save(self, *args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(Image.Image, "save", broken_save)
+    with pytest.raises(OSError, match="disk full"):
+        write_tiled_json(tmp_path / "w.json", TILES[:2], colours=COLOURS)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+# ----------------------------------------------------- reading Tiled maps
+
+
+def saved_map(tmp_path, **layer_changes):
+    """A map as write_tiled_json makes it, with its layer edited as Tiled might."""
+    path = write_tiled_json(tmp_path / "m.json", TILES, colours=COLOURS)
+    doc = json.loads(path.read_text())
+    doc["layers"][0].update(layer_changes)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("compression", "pack"),
+    [("", lambda b: b), ("zlib", zlib.compress), ("gzip", gzip.compress)],
+)
+def test_read_base64_layers(tmp_path, compression, pack):
+    raw = (TILES.astype("<u4") + 1).tobytes()
+    data = base64.b64encode(pack(raw)).decode()
+    path = saved_map(tmp_path, encoding="base64", compression=compression, data=data)
+    assert np.array_equal(read_tiled_json(path), TILES)
+
+
+def test_read_ignores_flip_flags(tmp_path):
+    gids = (TILES.ravel() + 1).astype(np.int64)
+    gids[0] |= 0x80000000
+    gids[1] |= 0x40000000 | 0x20000000
+    path = saved_map(tmp_path, data=gids.tolist())
+    assert np.array_equal(read_tiled_json(path), TILES)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"data": [0] * 15}, r"15 empty cells \(gid 0\)"),
+        ({"data": [1] * 14}, r"holds 14 tiles, expected 5 x 3 = 15"),
+        ({"data": ["1"] * 15}, r"data must be an array of tile ids"),
+        ({"data": [-1] * 15}, r"data must be an array of tile ids"),
+        ({"encoding": "base64", "compression": "zstd", "data": ""}, r"'zstd' is not supported"),
+        ({"width": 0}, r"positive integer width and height"),
+        ({"type": "objectgroup"}, r"expected exactly one tile layer, found 0"),
+    ],
+)
+def test_read_bad_layers(tmp_path, changes, message):
+    with pytest.raises(ValueError, match=message):
+        read_tiled_json(saved_map(tmp_path, **changes))
+
+
+def test_read_bad_maps(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match=r"not a JSON file"):
+        read_tiled_json(path)
+    path.write_text(json.dumps({"type": "tileset"}))
+    with pytest.raises(ValueError, match=r"not a Tiled JSON map"):
+        read_tiled_json(path)
+    path.write_text(json.dumps({"type": "map", "infinite": True, "layers": []}))
+    with pytest.raises(ValueError, match=r"infinite maps are not supported"):
+        read_tiled_json(path)
+    two = saved_map(tmp_path)
+    doc = json.loads(two.read_text())
+    doc["layers"].append(dict(doc["layers"][0], id=2))
+    two.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"expected exactly one tile layer, found 2"):
+        read_tiled_json(two)

@@ -1,0 +1,102 @@
+"""Configs from TOML, presets and overrides."""
+
+import pytest
+
+from worldgen.config import PRESETS, load_toml, map_config, merge, preset
+from worldgen.terrain._shaping import Mask
+
+TOML = """
+climate_scale = 3.0
+
+[terrain]
+seed = 42
+width = 300
+height = 200
+scale = 50.0
+offset = [10.0, -5.0]
+normalize = "global"
+
+[mask]
+shape = "radial"
+radius = 90.0
+
+[curve]
+points = [[0.0, 0.0], [0.4, 0.4], [1.0, 1.0]]
+smooth = true
+
+[cleanup]
+lake_size = 12
+
+[[bands]]
+name = "water"
+top = 0.4
+colour = [0, 0, 200]
+
+[[bands]]
+name = "land"
+top = 1.0
+colour = [0, 160, 0]
+"""
+
+
+def test_toml_file_becomes_a_map_config(tmp_path):
+    path = tmp_path / "map.toml"
+    path.write_text(TOML)
+    config = map_config(load_toml(path))
+    assert config.terrain.seed == 42 and config.terrain.offset == (10.0, -5.0)
+    assert config.mask == Mask("radial", radius=90.0)
+    assert config.curve.points == ((0.0, 0.0), (0.4, 0.4), (1.0, 1.0)) and config.curve.smooth
+    assert config.cleanup.lake_size == 12 and config.climate_scale == 3.0
+    assert [b.name for b in config.bands] == ["water", "land"]
+
+
+def test_overrides_win_over_file_and_file_over_preset(tmp_path):
+    path = tmp_path / "map.toml"
+    path.write_text(TOML)
+    data = merge(preset("islands", 300, 200), load_toml(path))
+    data = merge(data, {"terrain": {"seed": 7}})
+    config = map_config(data)
+    assert config.terrain.seed == 7  # command line
+    assert config.terrain.scale == 50.0  # file over preset
+    assert config.mask.radius == 90.0
+    assert config.terrain.octaves == 6  # preset, untouched by the file
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_presets_build(name):
+    config = map_config(merge({"terrain": {"width": 128, "height": 96}}, preset(name, 128, 96)))
+    assert config.terrain.normalize == "global"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"terain": {}}, r"unknown key 'terain'; valid: bands, biomes, cleanup"),
+        ({"terrain": {"sead": 1}}, r"unknown key 'sead' in \[terrain\]; valid: height, lacunarity"),
+        (
+            {"mask": {"shape": "hexagon"}},
+            r"mask shape must be one of 'none', 'square', 'radial', 'square-bump'",
+        ),
+        ({"terrain": {"scale": -1.0}}, r"scale must be a finite number > 0"),
+        ({"bands": []}, r"\[\[bands\]\] must be a non-empty array"),
+        (
+            {"bands": [{"name": "a", "top": 0.5, "colour": [0, 0]}]},
+            r"band 'a': colour must be three integers",
+        ),
+        ({"terrain": 3}, r"\[terrain\] must be a table"),
+    ],
+)
+def test_bad_configs_name_the_problem(data, message):
+    with pytest.raises(ValueError, match=message):
+        map_config(data)
+
+
+def test_unknown_preset_and_missing_or_broken_files(tmp_path):
+    with pytest.raises(ValueError, match="preset must be one of islands, continents, archipelago"):
+        preset("moon")
+    with pytest.raises(ValueError, match="config file not found"):
+        load_toml(tmp_path / "missing.toml")
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[terrain\nseed = ")
+    with pytest.raises(ValueError, match="is not valid TOML"):
+        load_toml(broken)
