@@ -7,12 +7,13 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from worldgen.cli import app
+from worldgen.io import read_tiled_json, read_tiles_csv
 
 runner = CliRunner()
 SMALL = ["--width", "96", "--height", "64"]
 MAP_SET = [
-    "height.png", "colour.png", "biomes.png", "biomes_legend.png",
-    "tilemap.json", "tilemap_tileset.png", "tilemap.csv",
+    "height.png", "colour.png", "normal.png", "biomes.png", "biomes_legend.png",
+    "tilemap.json", "tilemap_tileset.png", "tilemap.csv", "autotile.csv",
 ]  # fmt: skip
 
 
@@ -27,7 +28,10 @@ def test_map_with_defaults_writes_the_map_set(tmp_path):
     with Image.open(tmp_path / "colour.png") as image:
         assert image.size == (512, 512) and image.mode == "RGB"
     layer = json.loads((tmp_path / "tilemap.json").read_text())["layers"][0]
-    assert layer["width"] == 512 and len(layer["data"]) == 512 * 512
+    assert layer["width"] == 512 and layer["encoding"] == "base64"
+    tiles = read_tiled_json(tmp_path / "tilemap.json")
+    assert tiles.shape == (512, 512)
+    assert np.array_equal(tiles, read_tiles_csv(tmp_path / "tilemap.csv"))
 
 
 def test_options_are_passed_through(tmp_path):

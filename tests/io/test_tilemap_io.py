@@ -337,3 +337,21 @@ def test_read_bad_maps(tmp_path):
     two.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match=r"expected exactly one tile layer, found 2"):
         read_tiled_json(two)
+
+
+def test_base64_encoding_round_trips_and_is_tiled_compressed(tmp_path):
+    tiles = np.random.default_rng(4).integers(0, 5, size=(40, 70))
+    colours = [(i * 40, 0, 0) for i in range(5)]
+    path = write_tiled_json(tmp_path / "map.json", tiles, colours=colours, encoding="base64")
+    layer = json.loads(path.read_text())["layers"][0]
+    assert layer["encoding"] == "base64" and layer["compression"] == "zlib"
+    gids = np.frombuffer(zlib.decompress(base64.b64decode(layer["data"])), "<u4")
+    assert np.array_equal(gids.reshape(40, 70), tiles + 1)
+    assert np.array_equal(read_tiled_json(path), tiles)
+    with pytest.raises(ValueError, match="encoding must be 'csv' or 'base64'"):
+        write_tiled_json(tmp_path / "other.json", tiles, colours=colours, encoding="xml")
+
+
+def test_csv_writer_handles_large_ids(tmp_path):
+    tiles = np.array([[0, 70000], [3, 123456]])
+    assert np.array_equal(read_tiles_csv(write_tiles_csv(tmp_path / "big.csv", tiles)), tiles)

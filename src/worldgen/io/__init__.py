@@ -16,8 +16,8 @@ from worldgen.io._heightmap import (
     write_raw16,
     write_tiles,
 )
-from worldgen.io._image import write_grey_png
-from worldgen.io._mapset import write_map_set, write_rgb_png
+from worldgen.io._image import write_grey_png, write_rgb_png
+from worldgen.io._mapset import write_map_set
 from worldgen.io._tilemap import read_tiled_json, read_tiles_csv, write_tiled_json, write_tiles_csv
 
 __all__ = [

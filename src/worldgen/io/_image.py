@@ -1,4 +1,4 @@
-"""Greyscale PNG images of height fields, written with Pillow."""
+"""PNG images, written with Pillow: greyscale height fields and RGB pictures."""
 
 from __future__ import annotations
 
@@ -9,6 +9,10 @@ import numpy as np
 from PIL import Image
 
 from worldgen.io._atomic import atomic_output
+
+# zlib level 1 writes PNGs two to three times as fast as Pillow's default 6,
+# and within a few percent of its size on maps.
+PNG_COMPRESS_LEVEL = 1
 
 
 def write_grey_png(path: str | os.PathLike, values: np.ndarray, *, bits: int = 8) -> pathlib.Path:
@@ -46,5 +50,18 @@ def write_grey_png(path: str | os.PathLike, values: np.ndarray, *, bits: int = 8
     image = Image.fromarray(pixels)
     target = pathlib.Path(path)
     with atomic_output(target) as tmp:
-        image.save(tmp, format="PNG")
+        image.save(tmp, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+    return target
+
+
+def write_rgb_png(path: str | os.PathLike, rgb: np.ndarray) -> pathlib.Path:
+    """Write an (H, W, 3) uint8 picture as a PNG, atomically."""
+    rgb = np.asarray(rgb)
+    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8 or 0 in rgb.shape:
+        raise ValueError(
+            f"rgb must be a non-empty (H, W, 3) uint8 array, got {rgb.dtype} {rgb.shape}"
+        )
+    target = pathlib.Path(path)
+    with atomic_output(target) as tmp:
+        Image.fromarray(rgb).save(tmp, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
     return target

@@ -7,28 +7,17 @@ import pathlib
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from PIL import Image
 
-from worldgen.io._atomic import atomic_output
 from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
+from worldgen.io._image import write_rgb_png
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
 from worldgen.terrain._classify import band_colours
 from worldgen.terrain._maps import MapConfig, MapLayers, make_layers
-from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend
+from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
+from worldgen.terrain._tilemap import autotile_masks
 
 # The stages a map set goes through, for progress reports.
 STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "files")
-
-
-def write_rgb_png(path: str | os.PathLike, rgb: np.ndarray) -> pathlib.Path:
-    """Write an (H, W, 3) uint8 image as a PNG, atomically."""
-    rgb = np.asarray(rgb)
-    if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
-        raise ValueError(f"rgb must be a (H, W, 3) uint8 array, got {rgb.dtype} {rgb.shape}")
-    target = pathlib.Path(path)
-    with atomic_output(target) as tmp:
-        Image.fromarray(rgb).save(tmp, format="PNG")
-    return target
 
 
 def unit_heights(config: MapConfig, layers: MapLayers) -> np.ndarray:
@@ -71,9 +60,11 @@ def write_map_set(
     """Make a map and write its set of files into ``out``.
 
     Always written: ``height.png`` (16-bit greyscale heights), ``colour.png``
-    (band colours with hillshading), ``biomes.png`` and ``biomes_legend.png``,
-    ``tilemap.json`` (Tiled map editor, with ``tilemap_tileset.png``) and
-    ``tilemap.csv`` (the cleaned-up band classes). ``formats`` adds height
+    (band colours with hillshading), ``normal.png`` (tangent-space normal
+    map), ``biomes.png`` and ``biomes_legend.png``, ``tilemap.json`` (Tiled
+    map editor, with ``tilemap_tileset.png``), ``tilemap.csv`` (the
+    cleaned-up band classes) and ``autotile.csv`` (each tile's 8-neighbour
+    autotile bitmask, see :func:`~worldgen.terrain.autotile_masks`). ``formats`` adds height
     maps in more formats (see :data:`worldgen.io.FORMATS`); ``tile`` also
     writes the heights cut into ``tile`` x ``tile`` PNGs under ``tiles/``.
 
@@ -115,14 +106,20 @@ def write_map_set(
     written = [
         write_heightmap(out / "height.png", heights, "png16"),
         write_rgb_png(out / "colour.png", colour),
+        write_rgb_png(out / "normal.png", normal_map(heights, strength=relief)),
         write_rgb_png(out / "biomes.png", biomes),
         write_rgb_png(out / "biomes_legend.png", key),
     ]
     names = [b.name for b in config.bands]
     colours = [tuple(int(v) for v in c) for c in band_colours(config.bands)]
-    tiled = write_tiled_json(out / "tilemap.json", layers.tiles, colours=colours, names=names)
+    tiled = write_tiled_json(
+        out / "tilemap.json", layers.tiles, colours=colours, names=names, encoding="base64"
+    )
     written += [tiled, tiled.with_name(f"{tiled.stem}_tileset.png")]
     written.append(write_tiles_csv(out / "tilemap.csv", layers.tiles))
+    written.append(
+        write_tiles_csv(out / "autotile.csv", autotile_masks(layers.tiles, connectivity=8))
+    )
     for fmt in formats:
         if fmt != "png16":
             written.append(write_heightmap(out / "height", heights, fmt))
