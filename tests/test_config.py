@@ -81,7 +81,7 @@ def test_presets_build(name):
         ({"bands": []}, r"\[\[bands\]\] must be a non-empty array"),
         (
             {"bands": [{"name": "a", "top": 0.5, "colour": [0, 0]}]},
-            r"band 'a': colour must be three integers",
+            r"band 'a' colour must be three integers",
         ),
         ({"terrain": 3}, r"\[terrain\] must be a table"),
     ],

@@ -7,17 +7,7 @@ import itertools
 
 import numpy as np
 
-Colour = tuple[int, int, int]
-
-
-def _check_colour(colour: object, what: str) -> Colour:
-    if (
-        not isinstance(colour, (tuple, list))
-        or len(colour) != 3
-        or not all(isinstance(c, (int, np.integer)) and 0 <= c <= 255 for c in colour)
-    ):
-        raise ValueError(f"{what}: colour must be three integers 0-255 (r, g, b), got {colour!r}")
-    return (int(colour[0]), int(colour[1]), int(colour[2]))
+from worldgen.terrain._shading import Colour, check_colour
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,7 +23,7 @@ class Band:
             raise ValueError(f"band name must be a non-empty string, got {self.name!r}")
         if not isinstance(self.top, (int, float)) or not np.isfinite(self.top):
             raise ValueError(f"band {self.name!r}: top must be a finite number, got {self.top!r}")
-        object.__setattr__(self, "colour", _check_colour(self.colour, f"band {self.name!r}"))
+        object.__setattr__(self, "colour", check_colour(self.colour, f"band {self.name!r} colour"))
 
 
 DEFAULT_BANDS = (
@@ -120,7 +110,7 @@ class BiomeTable:
             )
         known = {name for name, _ in self.colours}
         for colour_name, colour in self.colours:
-            _check_colour(colour, f"biome {colour_name!r}")
+            check_colour(colour, f"biome {colour_name!r} colour")
         missing = sorted({str(n) for n in table.ravel()} - known)
         if missing:
             raise ValueError(f"biome table names biomes without a colour: {', '.join(missing)}")

@@ -55,7 +55,8 @@ def _unit_interval(value: object, name: str) -> float:
     return number
 
 
-def _colour(colour: object, name: str) -> Colour:
+def check_colour(colour: object, name: str) -> Colour:
+    """An (r, g, b) tuple of ints 0-255, or an error naming ``name``."""
     if (
         not isinstance(colour, (tuple, list, np.ndarray))
         or len(colour) != 3
@@ -80,7 +81,7 @@ def _check_stops(stops: object) -> tuple[np.ndarray, np.ndarray]:
         if not isinstance(stop, (tuple, list)) or len(stop) != 2:
             raise ValueError(f"stops[{k}] must be a (threshold, (r, g, b)) pair, got {stop!r}")
         thresholds.append(_real(stop[0], f"stops[{k}] threshold"))
-        colours.append(_colour(stop[1], f"stops[{k}] colour"))
+        colours.append(check_colour(stop[1], f"stops[{k}] colour"))
     edges = np.array(thresholds)
     if np.any(np.diff(edges) <= 0.0):
         raise ValueError(f"stops: thresholds must be strictly increasing, got {thresholds}")
@@ -395,7 +396,7 @@ def legend(
     for k, name in enumerate(names):
         if not isinstance(name, str):
             raise TypeError(f"names[{k}] must be a string, got {name!r}")
-    fills = [_colour(c, f"colours[{k}]") for k, c in enumerate(colours)]
+    fills = [check_colour(c, f"colours[{k}]") for k, c in enumerate(colours)]
     swatch = check_int(swatch, "swatch", 1, 1024)
     padding = check_int(padding, "padding", 0, 1024)
 
