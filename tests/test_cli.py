@@ -75,6 +75,24 @@ def test_config_file_and_overrides(tmp_path):
     ).read_bytes()
 
 
+def test_clean_up_and_climate_options(tmp_path):
+    args = ["map", *SMALL, "--seed", "8"]
+    plain = runner.invoke(
+        app, [*args, "--out", str(tmp_path / "a"), "--no-thin-water", "--no-isolated"]
+    )
+    cleaned = runner.invoke(app, [*args, "--out", str(tmp_path / "b"), "--lake-size", "50"])
+    wetter = runner.invoke(
+        app, [*args, "--out", str(tmp_path / "c"), "--climate-scale", "0.5", "--relief", "10"]
+    )
+    assert plain.exit_code == cleaned.exit_code == wetter.exit_code == 0
+    a = read_tiles_csv(tmp_path / "a" / "tilemap.csv")
+    b = read_tiles_csv(tmp_path / "b" / "tilemap.csv")
+    assert a.shape == b.shape == (64, 96) and not np.array_equal(a, b)
+    assert (tmp_path / "c" / "biomes.png").read_bytes() != (
+        tmp_path / "b" / "biomes.png"
+    ).read_bytes()
+
+
 def test_presets(tmp_path):
     for name in ("islands", "continents", "archipelago"):
         result = runner.invoke(

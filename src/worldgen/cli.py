@@ -132,6 +132,28 @@ def map_command(
     lake_size: Annotated[
         int | None, Opt(help="Fill enclosed lakes smaller than this many tiles. [default: 0]")
     ] = None,
+    thin_water: Annotated[
+        bool | None,
+        Opt(
+            "--thin-water/--no-thin-water", help="Turn one-tile-wide water into land. [default: on]"
+        ),
+    ] = None,
+    isolated: Annotated[
+        bool | None,
+        Opt(
+            "--isolated/--no-isolated",
+            help="Give lone tiles their neighbours' class. [default: on]",
+        ),
+    ] = None,
+    climate_scale: Annotated[
+        float | None, Opt(help="Moisture noise scale relative to the terrain's. [default: 2]")
+    ] = None,
+    relief: Annotated[
+        float | None,
+        Opt(
+            help="Pixels high a height of 1.0 stands, for shading. [default: a quarter of the larger side]"
+        ),
+    ] = None,
     export: Annotated[
         list[Format] | None,
         Opt(help="Also write the heights as png8, raw16, r16, tiff or npy (repeatable)."),
@@ -178,8 +200,11 @@ def map_command(
                 overrides["mask"]["radius"] = min(w, h) / 2
         if power is not None:
             overrides["curve"] = {"power": power}
-        if lake_size is not None:
-            overrides["cleanup"] = {"lake_size": lake_size}
+        cleanup = {"lake_size": lake_size, "thin_water": thin_water, "isolated": isolated}
+        if any(v is not None for v in cleanup.values()):
+            overrides["cleanup"] = {k: v for k, v in cleanup.items() if v is not None}
+        if climate_scale is not None:
+            overrides["climate_scale"] = climate_scale
         settings = map_config(merge(data, overrides))
         with _progress(len(STAGES)) as bar, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", HeightmapSizeWarning)
@@ -189,8 +214,8 @@ def map_command(
                 bar.update(task, description=stage, completed=STAGES.index(stage))
 
             written = write_map_set(
-                settings, out, formats=[f.value for f in export or []], tile=tile, blend=blend,
-                progress=advance,
+                settings, out, formats=[f.value for f in export or []], tile=tile, relief=relief,
+                blend=blend, progress=advance,
             )  # fmt: skip
     except (ValueError, TypeError, OSError) as exc:
         raise _fail(exc) from None
