@@ -143,3 +143,23 @@ def test_wobble_writes_an_svg(tmp_path):
     assert len(root.findall("{http://www.w3.org/2000/svg}polyline")) == 4
     bad = runner.invoke(app, ["wobble", "--out", str(tmp_path), "--wavelength", "-1"])
     assert bad.exit_code == 1 and "error: wavelength" in bad.output
+
+
+def test_terrain_writes_the_map_set_eroded_map_and_glb(tmp_path):
+    import trimesh
+
+    result = runner.invoke(app, ["terrain", "--out", str(tmp_path), *SMALL, "--droplets", "2000",
+                                 "--dla", "0.3", "--thermal", "2", "--mesh", "glb", "--mesh", "obj"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    names = {p.name for p in tmp_path.iterdir()}
+    assert (
+        set(MAP_SET) | {"eroded.png", "terrain.png", "erosion.png", "terrain.glb", "terrain.obj"}
+        <= names
+    )
+    mesh = trimesh.load(tmp_path / "terrain.glb", force="mesh", process=False)
+    assert len(mesh.vertices) == 96 * 64 and len(mesh.faces) == 2 * 95 * 63
+    with Image.open(tmp_path / "eroded.png") as image:
+        assert image.size == (96, 64) and image.mode == "I;16"
+    bad = runner.invoke(app, ["terrain", "--out", str(tmp_path / "x"), *SMALL, "--dla", "2"])
+    assert bad.exit_code == 1 and "error: dla must be a number from 0 to 1" in bad.output
+    assert not (tmp_path / "x").exists()

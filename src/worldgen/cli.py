@@ -231,6 +231,98 @@ def map_command(
         _out.print(f"  {path}", markup=False, highlight=False)
 
 
+class MeshFormat(enum.StrEnum):
+    glb = "glb"
+    obj = "obj"
+    ply = "ply"
+    stl = "stl"
+
+
+@app.command("terrain")
+def terrain_command(
+    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
+        "worldgen-out"
+    ),
+    config: Annotated[
+        pathlib.Path | None, Opt(help="TOML map config file; options given here override it.")
+    ] = None,
+    preset: Annotated[
+        PresetName | None, Opt(help="Start from a preset. [default: islands]")
+    ] = None,
+    seed: Annotated[int | None, Opt(help="Any 64-bit integer. [default: 0]")] = None,
+    width: Annotated[int | None, Opt(help="Pixels across. [default: 512]")] = None,
+    height: Annotated[int | None, Opt(help="Pixels down. [default: 512]")] = None,
+    scale: Annotated[float | None, Opt(help="Pixels per noise cell at the first octave.")] = None,
+    droplets: Annotated[
+        int | None, Opt(help="Hydraulic erosion droplets. [default: one per four cells]")
+    ] = None,
+    thermal: Annotated[int, Opt(help="Thermal erosion iterations.")] = 0,
+    dla: Annotated[float, Opt(help="Blend of DLA mountain ridges into the heights, 0-1.")] = 0.0,
+    rivers: Annotated[
+        bool, Opt("--rivers/--no-rivers", help="Find and draw rivers and lakes.")
+    ] = True,
+    river_threshold: Annotated[
+        float | None,
+        Opt(help="Cells draining through a cell to make a river. [default: 0.5% of the cells]"),
+    ] = None,
+    mesh: Annotated[
+        list[MeshFormat] | None, Opt(help="Mesh formats to write (repeatable). [default: glb]")
+    ] = None,
+    multiplier: Annotated[
+        float | None,
+        Opt(help="Mesh height of 1.0, in cells. [default: a quarter of the larger side]"),
+    ] = None,
+    stride: Annotated[int, Opt(help="Mesh level of detail: keep every STRIDE-th sample.")] = 1,
+) -> None:
+    """Write the map set, then carve the map (DLA ridges, erosion, rivers) and write it and its mesh."""
+    from worldgen.config import load_toml, map_config, merge
+    from worldgen.config import preset as preset_overrides
+    from worldgen.io._mapset import TERRAIN_STAGES, write_terrain_set
+    from worldgen.terrain import TerrainConfig
+
+    given = {"seed": seed, "width": width, "height": height, "scale": scale}
+    try:
+        file_data = load_toml(config) if config is not None else {}
+        size = {**file_data.get("terrain", {}), **{k: v for k, v in given.items() if v is not None}}
+        w, h = size.get("width", 512), size.get("height", 512)
+        name = preset.value if preset is not None else ("islands" if config is None else None)
+        data = preset_overrides(name, w, h) if name else {}
+        data = merge(
+            merge(data, file_data), {"terrain": {k: v for k, v in given.items() if v is not None}}
+        )
+        settings = map_config(data)
+        carving = TerrainConfig(
+            droplets=droplets, thermal=thermal, dla=dla, rivers=rivers,
+            river_threshold=river_threshold, multiplier=multiplier, stride=stride,
+        )  # fmt: skip
+        with _progress(len(TERRAIN_STAGES)) as bar:
+            task = bar.add_task("terrain", total=len(TERRAIN_STAGES))
+
+            def advance(stage: str, done: int = 0, total: int = 0) -> None:
+                fraction = done / total if total else 0.0
+                bar.update(
+                    task, description=stage, completed=TERRAIN_STAGES.index(stage) + fraction
+                )
+
+            written = write_terrain_set(
+                settings,
+                carving,
+                out,
+                meshes=[m.value for m in mesh or [MeshFormat.glb]],
+                progress=advance,
+            )
+    except (ValueError, TypeError, OSError) as exc:
+        raise _fail(exc) from None
+    t = settings.terrain
+    _out.print(
+        f"wrote {len(written)} files to {out} ({t.width}x{t.height}, seed {t.seed}):",
+        markup=False,
+        highlight=False,
+    )
+    for path in written:
+        _out.print(f"  {path}", markup=False, highlight=False)
+
+
 class Animation(enum.StrEnum):
     clouds = "clouds"
     fire = "fire"

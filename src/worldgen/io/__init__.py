@@ -2,8 +2,10 @@
 
 - PNG images (greyscale 8/16-bit, RGB), height maps for engines (RAW16,
   ``.r16``, float32 TIFF, ``.npy``, tiled exports), tile maps (Tiled JSON,
-  CSV), animations (GIF, PNG frames) and SVG drawings.
-- :func:`write_map_set`: everything a map config makes, into one folder.
+  CSV), meshes (GLB, OBJ, PLY, STL), animations (GIF, PNG frames) and SVG
+  drawings.
+- :func:`write_map_set`, :func:`write_terrain_set`: everything a map (and
+  terrain) config makes, into one folder; :func:`write_mesh`: meshes.
 """
 
 from worldgen.io._animation import write_gif, write_png_frames, write_svg_polylines
@@ -17,11 +19,13 @@ from worldgen.io._heightmap import (
     write_tiles,
 )
 from worldgen.io._image import write_grey_png, write_rgb_png
-from worldgen.io._mapset import write_map_set
+from worldgen.io._mapset import write_map_set, write_terrain_set
+from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._tilemap import read_tiled_json, read_tiles_csv, write_tiled_json, write_tiles_csv
 
 __all__ = [
     "FORMATS",
+    "MESH_FORMATS",
     "HeightmapSizeWarning",
     "atomic_output",
     "read_tiled_json",
@@ -31,10 +35,12 @@ __all__ = [
     "write_grey_png",
     "write_heightmap",
     "write_map_set",
+    "write_mesh",
     "write_png_frames",
     "write_raw16",
     "write_rgb_png",
     "write_svg_polylines",
+    "write_terrain_set",
     "write_tiled_json",
     "write_tiles",
     "write_tiles_csv",

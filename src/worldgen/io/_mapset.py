@@ -10,14 +10,19 @@ import numpy as np
 
 from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
+from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
 from worldgen.terrain._classify import band_colours
 from worldgen.terrain._maps import MapConfig, MapLayers, make_layers
+from worldgen.terrain._rivers import draw_rivers
 from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
+from worldgen.terrain._terrain import TerrainConfig, make_terrain, terrain_mesh
 from worldgen.terrain._tilemap import autotile_masks
 
-# The stages a map set goes through, for progress reports.
+# The stages a map set goes through, for progress reports; a terrain set
+# adds its own between "clean-up" and "pictures", and "mesh" at the end.
 STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "files")
+TERRAIN_STAGES = (*STAGES[:5], "ridges", "erosion", "thermal", "rivers", *STAGES[5:], "mesh")
 
 
 def unit_heights(config: MapConfig, layers: MapLayers) -> np.ndarray:
@@ -83,17 +88,29 @@ def write_map_set(
     list of pathlib.Path
         The files written, in order.
     """
+    relief = _check_options(config, formats, tile, relief)
+    layers = make_layers(config, progress=progress)
+    return _write_layers(config, layers, out, formats, tile, relief, blend, progress)
+
+
+def _check_options(config: MapConfig, formats, tile, relief) -> float:
+    """Validate before any work, so that bad options write nothing."""
     for fmt in formats:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if tile is not None and (isinstance(tile, bool) or not isinstance(tile, int) or tile < 1):
         raise ValueError(f"tile must be a positive integer, got {tile!r}")
-    out = pathlib.Path(out)
     terrain = config.terrain
     relief = max(terrain.width, terrain.height) / 4 if relief is None else float(relief)
     if not (np.isfinite(relief) and relief > 0):
         raise ValueError(f"relief must be a finite number > 0, got {relief!r}")
-    layers = make_layers(config, progress=progress)
+    return relief
+
+
+def _write_layers(
+    config, layers, out, formats, tile, relief, blend, progress
+) -> list[pathlib.Path]:
+    out = pathlib.Path(out)
     if progress is not None:
         progress("pictures")
     heights = unit_heights(config, layers)
@@ -126,3 +143,60 @@ def write_map_set(
     if tile is not None:
         written += write_tiles(out / "tiles", "height", heights, tile)
     return written
+
+
+def write_terrain_set(
+    config: MapConfig,
+    terrain_config: TerrainConfig,
+    out: str | os.PathLike,
+    *,
+    formats: Sequence[str] = (),
+    meshes: Sequence[str] = ("glb",),
+    tile: int | None = None,
+    relief: float | None = None,
+    blend: bool = False,
+    progress: Callable[..., None] | None = None,
+) -> list[pathlib.Path]:
+    """Make a map, carve it (:func:`~worldgen.terrain.make_terrain`) and
+    write the map set (see :func:`write_map_set`) and the terrain's files.
+
+    Terrain files: ``eroded.png`` (16-bit heights after erosion),
+    ``terrain.png`` (shaded colour map of the eroded heights, rivers and
+    lakes drawn), ``erosion.png`` (red where material was eroded, blue where
+    it was deposited) and ``terrain.<fmt>`` for each of ``meshes``
+    (``glb``, ``obj``, ``ply``, ``stl``), textured with ``terrain.png``.
+    """
+    relief = _check_options(config, formats, tile, relief)
+    for fmt in meshes:
+        if fmt not in MESH_FORMATS:
+            raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
+    out = pathlib.Path(out)
+    terrain = make_terrain(config, terrain_config, progress=progress)
+    written = _write_layers(config, terrain.layers, out, formats, tile, relief, blend, progress)
+    colour = shaded_colour_map(config, terrain.heights, relief=relief, blend=blend)
+    if terrain.rivers is not None:
+        colour = draw_rivers(colour, terrain.rivers)
+    written.append(write_heightmap(out / "eroded.png", terrain.heights, "png16"))
+    written.append(write_rgb_png(out / "terrain.png", colour))
+    if terrain.erosion is not None:
+        written.append(write_rgb_png(out / "erosion.png", _erosion_picture(terrain.erosion)))
+    if progress is not None:
+        progress("mesh")
+    mesh = terrain_mesh(terrain, terrain_config)
+    for fmt in meshes:
+        written += write_mesh(out / f"terrain.{fmt}", mesh, texture=colour)
+    return written
+
+
+def _erosion_picture(result) -> np.ndarray:
+    """Eroded material in red, deposited in blue, each scaled to its 99th
+    percentile."""
+
+    def scaled(values: np.ndarray) -> np.ndarray:
+        top = float(np.percentile(values, 99.0))
+        return np.clip(values / top, 0.0, 1.0) if top > 0 else np.zeros_like(values)
+
+    rgb = np.zeros((*result.eroded.shape, 3), dtype=np.uint8)
+    rgb[..., 0] = np.rint(scaled(result.eroded) * 255)
+    rgb[..., 2] = np.rint(scaled(result.deposited) * 255)
+    return rgb

@@ -11,14 +11,34 @@
   :func:`autotile_masks`: tile-map clean-up and autotiling.
 - :func:`colour_ramp`, :func:`hillshade`, :func:`apply_shade`,
   :func:`normal_map`, :func:`legend`: pictures.
-- :class:`MapConfig`, :func:`make_layers`: the whole pipeline.
+- :class:`MapConfig`, :func:`make_layers`: the whole map pipeline.
+- :func:`erode` (:class:`HydraulicErosion`), :func:`thermal_erode`:
+  droplet and thermal erosion.
+- :func:`fill_depressions`, :func:`flow_directions`,
+  :func:`flow_accumulation`, :func:`rivers`, :func:`draw_rivers`: water.
+- :func:`dla_mountains`: branching ridges grown by diffusion-limited
+  aggregation.
+- :func:`heightfield_mesh`, :class:`Mesh`: triangle meshes.
+- :class:`TerrainConfig`, :func:`make_terrain`: the carving pipeline.
 """
 
 from worldgen.terrain._classify import DEFAULT_BANDS, DEFAULT_BIOMES, Band, BiomeTable, classify
+from worldgen.terrain._dla import dla_mountains
+from worldgen.terrain._erosion import ErosionResult, HydraulicErosion, erode, thermal_erode
 from worldgen.terrain._maps import Cleanup, MapConfig, MapLayers, make_layers
+from worldgen.terrain._mesh import Mesh, heightfield_mesh
 from worldgen.terrain._noise_map import NoiseMap, global_range
+from worldgen.terrain._rivers import (
+    RiverResult,
+    draw_rivers,
+    fill_depressions,
+    flow_accumulation,
+    flow_directions,
+    rivers,
+)
 from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
 from worldgen.terrain._shaping import HeightCurve, Mask, falloff_curve
+from worldgen.terrain._terrain import Terrain, TerrainConfig, make_terrain, terrain_mesh
 from worldgen.terrain._tilemap import autotile_masks, fill_lakes, remove_isolated, remove_thin_water
 from worldgen.terrain._window import Window
 
@@ -28,23 +48,40 @@ __all__ = [
     "Band",
     "BiomeTable",
     "Cleanup",
+    "ErosionResult",
     "HeightCurve",
+    "HydraulicErosion",
     "MapConfig",
     "MapLayers",
     "Mask",
+    "Mesh",
     "NoiseMap",
+    "RiverResult",
+    "Terrain",
+    "TerrainConfig",
     "Window",
     "apply_shade",
     "autotile_masks",
     "classify",
     "colour_ramp",
+    "dla_mountains",
+    "draw_rivers",
+    "erode",
     "falloff_curve",
+    "fill_depressions",
     "fill_lakes",
+    "flow_accumulation",
+    "flow_directions",
     "global_range",
+    "heightfield_mesh",
     "hillshade",
     "legend",
     "make_layers",
+    "make_terrain",
     "normal_map",
     "remove_isolated",
     "remove_thin_water",
+    "rivers",
+    "terrain_mesh",
+    "thermal_erode",
 ]

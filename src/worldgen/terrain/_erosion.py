@@ -1,0 +1,626 @@
+"""Erosion of height fields: hydraulic (water droplets) and thermal (slumping).
+
+Height fields are float64 arrays of shape ``(H, W)`` indexed ``[row, col] =
+[y, x]``. Positions inside them are ``(x, y)`` in cell units, with cell
+``(i, j)`` at ``x = i, y = j``; the field is the bilinear interpolation of
+the cells, so it is defined on ``[0, W - 1] x [0, H - 1]``.
+
+- :func:`erode` with :class:`HydraulicErosion`: droplets run downhill,
+  picking up material where they speed up and dropping it where they slow
+  down, after Hans Theobald Beyer, "Implementation of a method for hydraulic
+  erosion" (bachelor's thesis, TU Munich, 2015), as popularised by Sebastian
+  Lague's "Hydraulic Erosion" (2019).
+- :func:`thermal_erode`: material slides off slopes steeper than a talus
+  slope, after Musgrave, Kolb and Mace, "The synthesis and rendering of
+  eroded fractal terrains" (SIGGRAPH 1989).
+
+Both return new arrays and leave their input untouched; the work is done by
+compiled kernels, and the same arguments give the same bytes on every run
+and in any thread count.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from collections.abc import Callable
+
+import numpy as np
+from numba import prange
+
+from worldgen._jit import kernel, parallel_kernel
+from worldgen.noise._seed import check_seed
+from worldgen.noise._validate import check_positive
+from worldgen.terrain._shading import _height_field, _real, _unit_interval
+
+_GOLDEN = 0x9E3779B97F4A7C15
+# Heights are kept within this magnitude so that slopes, their squares and
+# the droplets' speeds stay far from overflow.
+HEIGHT_LIMIT = 1e100
+RADIUS_LIMIT = 256
+# The 8 neighbours used by thermal erosion, N E S W then NW NE SW SE, and
+# their distances; the border value thermal erosion pads the map with.
+_DY = (-1, 0, 1, 0, -1, -1, 1, 1)
+_DX = (0, 1, 0, -1, -1, 1, -1, 1)
+_DISTANCES = np.array([1.0, 1.0, 1.0, 1.0, *[math.sqrt(2.0)] * 4])
+_BORDER = 1e300
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _check_count(value: object, name: str, low: int, high: int | None = None) -> int:
+    within = f"from {low} to {high}" if high is not None else f">= {low}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer {within}, got {value!r}")
+    if int(value) < low or (high is not None and int(value) > high):
+        raise ValueError(f"{name} must be an integer {within}, got {value!r}")
+    return int(value)
+
+
+def _check_heights(heights: object) -> np.ndarray:
+    """A C-contiguous float64 copy of a finite (H, W) field of moderate size."""
+    array = _height_field(heights)
+    largest = float(np.max(np.abs(array)))
+    if largest > HEIGHT_LIMIT:
+        raise ValueError(
+            f"heights must lie within +-{HEIGHT_LIMIT:g}, found {largest:g}; rescale the map"
+        )
+    return np.array(array, dtype=np.float64, order="C", copy=True)
+
+
+# ------------------------------------------------------------------- configs
+
+
+@dataclasses.dataclass(frozen=True)
+class HydraulicErosion:
+    """Parameters of droplet erosion; the defaults are Sebastian Lague's.
+
+    Parameters
+    ----------
+    radius : int
+        Erosion brush radius in cells, 1 to 256: a droplet removes material
+        from the cells closer than ``radius`` to its cell. 1 erodes the
+        droplet's cell alone. Default 3.
+    inertia : float
+        From 0 to 1: how much of its previous direction a droplet keeps; at
+        0 it always flows straight downhill. A new droplet has no direction,
+        so at 1 it never moves. Default 0.05.
+    capacity : float
+        Sediment capacity factor, > 0: how much a droplet can carry per unit
+        of drop, speed and water. Default 4.0.
+    min_capacity : float
+        The least a droplet can carry, > 0, so that it still erodes on
+        nearly flat ground. Default 0.01.
+    erode_speed : float
+        From 0 to 1: the fraction of its spare capacity a droplet fills by
+        eroding in one step. Default 0.3.
+    deposit_speed : float
+        From 0 to 1: the fraction of its surplus sediment a droplet drops in
+        one step. Default 0.3.
+    evaporate_speed : float
+        From 0 to 1: the fraction of its water a droplet loses per step.
+        Default 0.01.
+    gravity : float
+        > 0: how fast droplets gain speed going downhill. Default 4.0.
+    lifetime : int
+        >= 1: the most steps a droplet takes. Default 30.
+    initial_water : float
+        > 0: a new droplet's water. Default 1.0.
+    initial_speed : float
+        > 0: a new droplet's speed. Default 1.0.
+
+    Raises
+    ------
+    TypeError
+        If a field is not a number (``radius`` and ``lifetime``: an integer).
+    ValueError
+        If a field is out of its range.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> params = dataclasses.replace(HydraulicErosion(), radius=2, inertia=0.3)
+    >>> params.radius, params.lifetime
+    (2, 30)
+    """
+
+    radius: int = 3
+    inertia: float = 0.05
+    capacity: float = 4.0
+    min_capacity: float = 0.01
+    erode_speed: float = 0.3
+    deposit_speed: float = 0.3
+    evaporate_speed: float = 0.01
+    gravity: float = 4.0
+    lifetime: int = 30
+    initial_water: float = 1.0
+    initial_speed: float = 1.0
+
+    def __post_init__(self) -> None:
+        _check_count(self.radius, "radius", 1, RADIUS_LIMIT)
+        _check_count(self.lifetime, "lifetime", 1)
+        for name in ("inertia", "erode_speed", "deposit_speed", "evaporate_speed"):
+            _unit_interval(getattr(self, name), name)
+        for name in ("capacity", "min_capacity", "gravity", "initial_water", "initial_speed"):
+            check_positive(getattr(self, name), name)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ErosionResult:
+    """What :func:`erode` did.
+
+    Attributes
+    ----------
+    heights : ndarray of float64, shape (H, W)
+        The eroded height field.
+    eroded : ndarray of float64, shape (H, W)
+        Material removed from each cell, summed over all droplets (>= 0).
+    deposited : ndarray of float64, shape (H, W)
+        Material dropped on each cell (>= 0).
+    carried : float
+        Sediment the droplets still carried when they stopped, summed; it
+        leaves the map. ``eroded.sum() - deposited.sum() == carried`` up to
+        rounding.
+    """
+
+    heights: np.ndarray
+    eroded: np.ndarray
+    deposited: np.ndarray
+    carried: float
+
+
+# ------------------------------------------------------------------- kernels
+
+
+def _brush(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    # Offsets (dy, dx) of the cells at distance d < radius from the centre,
+    # in row-major order, and their raw weights 1 - d / radius.
+    dys, dxs, raws = [], [], []
+    for dy in range(-radius, radius + 1):
+        for dx in range(-radius, radius + 1):
+            squared = dy * dy + dx * dx
+            if squared < radius * radius:
+                dys.append(dy)
+                dxs.append(dx)
+                raws.append(1.0 - math.sqrt(squared) / radius)
+    return np.array(dys, np.int64), np.array(dxs, np.int64), np.array(raws, np.float64)
+
+
+@kernel
+def _mix64(z):
+    # SplitMix64's finaliser, on uint64.
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@kernel
+def _uniform(seed, n):
+    # Output n (from 1) of the SplitMix64 stream started at ``seed``, as a
+    # double in [0, 1) from its top 53 bits.
+    z = _mix64(seed + np.uint64(_GOLDEN) * np.uint64(n))
+    return np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def _sample(heights, x, y):
+    # Height and gradient of the bilinear field at (x, y), inside the map.
+    width = heights.shape[1]
+    height = heights.shape[0]
+    cx = min(int(x), width - 2)
+    cy = min(int(y), height - 2)
+    ox = x - cx
+    oy = y - cy
+    nw = heights[cy, cx]
+    ne = heights[cy, cx + 1]
+    sw = heights[cy + 1, cx]
+    se = heights[cy + 1, cx + 1]
+    gx = (ne - nw) * (1.0 - oy) + (se - sw) * oy
+    gy = (sw - nw) * (1.0 - ox) + (se - ne) * ox
+    h = nw * (1.0 - ox) * (1.0 - oy) + ne * ox * (1.0 - oy) + sw * (1.0 - ox) * oy + se * ox * oy
+    return h, gx, gy
+
+
+@kernel
+def _erode_kernel(
+    heights,
+    eroded,
+    deposited,
+    brush_dy,
+    brush_dx,
+    brush_raw,
+    brush_weight,
+    reach,
+    seed,
+    first,
+    last,
+    floor,
+    inertia,
+    capacity_factor,
+    min_capacity,
+    erode_speed,
+    deposit_speed,
+    evaporate_speed,
+    gravity,
+    lifetime,
+    initial_water,
+    initial_speed,
+    carried,
+):
+    # Droplets first..last-1 in order, changing heights, eroded and deposited
+    # in place; returns ``carried`` plus the sediment they die with.
+    rows, cols = heights.shape
+    flat = heights.reshape(rows * cols)
+    flat_eroded = eroded.reshape(rows * cols)
+    brush_flat = brush_dy * cols + brush_dx
+    xmax = float(cols - 1)
+    ymax = float(rows - 1)
+    size = brush_dy.shape[0]
+    for k in range(first, last):
+        x = _uniform(seed, 2 * k + 1) * (cols - 1)
+        y = _uniform(seed, 2 * k + 2) * (rows - 1)
+        dx = 0.0
+        dy = 0.0
+        speed = initial_speed
+        water = initial_water
+        sediment = 0.0
+        for _ in range(lifetime):
+            cx = min(int(x), cols - 2)
+            cy = min(int(y), rows - 2)
+            ox = x - cx
+            oy = y - cy
+            old, gx, gy = _sample(heights, x, y)
+            dx = dx * inertia - gx * (1.0 - inertia)
+            dy = dy * inertia - gy * (1.0 - inertia)
+            length = math.sqrt(dx * dx + dy * dy)
+            if length == 0.0:
+                break
+            dx /= length
+            dy /= length
+            x += dx
+            y += dy
+            if x < 0.0 or x > xmax or y < 0.0 or y > ymax:
+                break
+            new, _gx, _gy = _sample(heights, x, y)
+            delta = new - old
+            capacity = -delta * speed * water * capacity_factor
+            if not capacity > min_capacity:
+                capacity = min_capacity
+            if sediment > capacity or delta > 0.0:
+                if delta > 0.0:
+                    amount = min(delta, sediment)
+                else:
+                    amount = (sediment - capacity) * deposit_speed
+                sediment -= amount
+                part = amount * (1.0 - ox) * (1.0 - oy)
+                heights[cy, cx] += part
+                deposited[cy, cx] += part
+                part = amount * ox * (1.0 - oy)
+                heights[cy, cx + 1] += part
+                deposited[cy, cx + 1] += part
+                part = amount * (1.0 - ox) * oy
+                heights[cy + 1, cx] += part
+                deposited[cy + 1, cx] += part
+                part = amount * ox * oy
+                heights[cy + 1, cx + 1] += part
+                deposited[cy + 1, cx + 1] += part
+            else:
+                amount = min((capacity - sediment) * erode_speed, -delta)
+                if cx >= reach and cy >= reach and cx + reach < cols and cy + reach < rows:
+                    centre = cy * cols + cx
+                    for b in range(size):
+                        cell = centre + brush_flat[b]
+                        take = amount * brush_weight[b]
+                        room = flat[cell] - floor
+                        if room < take:
+                            take = room if room > 0.0 else 0.0
+                        flat[cell] -= take
+                        flat_eroded[cell] += take
+                        sediment += take
+                else:
+                    # Near the edge: renormalise over the cells inside.
+                    total = 0.0
+                    for b in range(size):
+                        by = cy + brush_dy[b]
+                        bx = cx + brush_dx[b]
+                        if 0 <= by < rows and 0 <= bx < cols:
+                            total += brush_raw[b]
+                    for b in range(size):
+                        by = cy + brush_dy[b]
+                        bx = cx + brush_dx[b]
+                        if 0 <= by < rows and 0 <= bx < cols:
+                            take = amount * (brush_raw[b] / total)
+                            room = heights[by, bx] - floor
+                            if room < take:
+                                take = room if room > 0.0 else 0.0
+                            heights[by, bx] -= take
+                            eroded[by, bx] += take
+                            sediment += take
+            squared = speed * speed - delta * gravity
+            speed = math.sqrt(squared) if squared > 0.0 else 0.0
+            water *= 1.0 - evaporate_speed
+        carried += sediment
+    return carried
+
+
+@parallel_kernel
+def _thermal_kernel(heights, iterations, limits, rate):
+    # ``limits[k]``: the talus height difference towards neighbour k. The
+    # fields carry a one-cell border: heights ``_BORDER`` (so no cell has
+    # excess over it) and shares 0 (so it sends nothing); every excess is
+    # clamped at 0 and added, which adds exactly 0.0 where the documented
+    # scheme adds nothing.
+    rows, cols = heights.shape
+    current = np.full((rows + 2, cols + 2), _BORDER)
+    current[1:-1, 1:-1] = heights
+    following = current.copy()
+    share = np.zeros((rows + 2, cols + 2))
+    for _ in range(iterations):
+        # Pass 1: per cell, the material sent per unit of excess.
+        for y in prange(1, rows + 1):
+            for x in range(1, cols + 1):
+                h = current[y, x]
+                top = 0.0
+                total = 0.0
+                for k in range(8):
+                    other = current[y + _DY[k], x + _DX[k]]
+                    excess = max((h - other) - limits[k], 0.0)
+                    total += excess
+                    top = max(top, excess)
+                share[y, x] = rate * top / total if total > 0.0 else 0.0
+        # Pass 2: each cell loses what it sends and gains what it receives.
+        for y in prange(1, rows + 1):
+            for x in range(1, cols + 1):
+                h = current[y, x]
+                own = share[y, x]
+                sent = 0.0
+                received = 0.0
+                for k in range(8):
+                    other = current[y + _DY[k], x + _DX[k]]
+                    theirs = share[y + _DY[k], x + _DX[k]]
+                    sent += own * max((h - other) - limits[k], 0.0)
+                    received += theirs * max((other - h) - limits[k], 0.0)
+                following[y, x] = h - sent + received
+        current, following = following, current
+    return current[1:-1, 1:-1].copy()
+
+
+# ---------------------------------------------------------------- public API
+
+
+def erode(
+    heights: np.ndarray,
+    droplets: int,
+    *,
+    seed: int = 0,
+    params: HydraulicErosion = HydraulicErosion(),
+    progress: Callable[[int, int], object] | None = None,
+) -> ErosionResult:
+    """Hydraulic erosion by ``droplets`` water droplets, one after another.
+
+    Parameters
+    ----------
+    heights : array_like, shape (H, W)
+        Finite heights, at least 2 x 2 cells, within +-1e100; not modified.
+    droplets : int
+        How many droplets to run, >= 0.
+    seed : int
+        Picks the droplets' start positions; any 64-bit integer.
+    params : HydraulicErosion
+        The droplets' physics; the defaults are Sebastian Lague's.
+    progress : callable, optional
+        Called as ``progress(done, total)`` after every hundredth of the
+        droplets (and once with ``(0, 0)`` when there are none), ``done``
+        increasing to ``total = droplets``.
+
+    Returns
+    -------
+    ErosionResult
+        The new heights, the material eroded from and deposited on each
+        cell, and the sediment carried off by droplets when they stopped.
+
+    Raises
+    ------
+    TypeError
+        If ``heights`` does not hold real numbers, ``droplets`` is not an
+        integer, ``seed`` is not an int, ``params`` is not a
+        :class:`HydraulicErosion` or ``progress`` is not callable.
+    ValueError
+        If ``heights`` is not a finite 2-D array of at least 2 x 2 cells
+        within +-1e100, ``droplets`` is negative or ``seed`` does not fit in
+        64 bits.
+
+    Notes
+    -----
+    Droplet ``k`` starts at ``x = u(2k + 1) * (W - 1)``, ``y = u(2k + 2) *
+    (H - 1)``, where ``u(n)`` is output ``n`` of the SplitMix64 stream
+    seeded with ``seed`` (its finaliser applied to ``seed + n *
+    0x9E3779B97F4A7C15`` modulo 2**64, the top 53 bits scaled to [0, 1)). Its direction is 0, its speed
+    ``initial_speed``, its water ``initial_water`` and its sediment 0. Each
+    step, at most ``lifetime`` of them:
+
+    1. The height ``h`` and gradient ``g`` at the droplet are interpolated
+       bilinearly from the four cells around it (the cell at
+       ``(floor(x), floor(y))`` and the three to its east and south; on the
+       map's last row or column the cell before it).
+    2. ``dir = dir * inertia - g * (1 - inertia)``, normalised; a zero
+       direction (flat ground) stops the droplet.
+    3. The droplet moves one cell length along ``dir``. If it leaves
+       ``[0, W - 1] x [0, H - 1]`` it stops there: nothing wraps around.
+    4. ``delta = h(new position) - h(old position)``, and the capacity is
+       ``max(-delta * speed * water * capacity, min_capacity)``.
+    5. Going uphill (``delta > 0``) the droplet drops ``min(delta,
+       sediment)`` to fill the pit behind it; carrying more than its
+       capacity, it drops ``(sediment - capacity) * deposit_speed``. Either
+       is spread over the four cells around the old position with bilinear
+       weights. Otherwise it erodes ``min((capacity - sediment) *
+       erode_speed, -delta)`` (never more than the drop, so it digs no hole)
+       from the brush around the old position's cell: the cells at distance
+       ``d < radius`` inside the map, weighted ``1 - d / radius`` and
+       normalised to sum 1 over the cells inside. A cell gives at most what
+       lies above the floor ``min(0, heights.min())``, so, as in Lague's
+       code for maps in [0, 1], nothing is ever eroded below 0 (or below
+       the input's lowest point if that is negative).
+    6. ``speed = sqrt(max(0, speed**2 - delta * gravity))``: going downhill
+       (``delta < 0``) speeds the droplet up, going uphill slows it down.
+       This is the physical sign: the kinetic energy grows by the drop
+       times ``gravity``. Lague's C# code adds ``delta * gravity`` instead,
+       which slows droplets going downhill and can take the square root of
+       a negative number (SebLague/Hydraulic-Erosion issue 15).
+    7. ``water *= 1 - evaporate_speed``.
+
+    A droplet that stops keeps its sediment (it is not dropped); the total
+    is returned as ``carried``. Droplets change the map for the ones after
+    them, so they run in order in one serial kernel; the result is the
+    same with or without ``progress`` and in any thread count.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y, x = np.mgrid[0:32, 0:32]
+    >>> heights = 0.5 + 0.25 * np.sin(x / 4.0) * np.cos(y / 5.0)
+    >>> result = erode(heights, 500, seed=7)
+    >>> bool(result.eroded.max() > 0.0), bool(np.allclose(
+    ...     heights - result.heights, result.eroded - result.deposited))
+    (True, True)
+    >>> bool(np.isclose(result.eroded.sum() - result.deposited.sum(), result.carried))
+    True
+    """
+    out = _check_heights(heights)
+    if out.shape[0] < 2 or out.shape[1] < 2:
+        raise ValueError(
+            f"heights must have at least 2 rows and 2 columns for droplets to move "
+            f"between cells, got shape {out.shape}"
+        )
+    total = _check_count(droplets, "droplets", 0)
+    state = check_seed(seed)
+    if not isinstance(params, HydraulicErosion):
+        raise TypeError(
+            f"params must be a HydraulicErosion, got {type(params).__name__}; "
+            "use HydraulicErosion(...) or dataclasses.replace(HydraulicErosion(), ...)"
+        )
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable progress(done, total), got {progress!r}")
+
+    brush_dy, brush_dx, brush_raw = _brush(params.radius)
+    weight_sum = 0.0
+    for raw in brush_raw.tolist():
+        weight_sum += raw
+    brush_weight = brush_raw / weight_sum
+    reach = int(np.max(np.abs(brush_dy)))
+    floor = min(0.0, float(out.min()))
+    eroded = np.zeros_like(out)
+    deposited = np.zeros_like(out)
+    step = total if progress is None else max(1, -(-total // 100))
+    carried = 0.0
+    done = 0
+    while done < total:
+        stop = min(total, done + step)
+        carried = _erode_kernel(
+            out,
+            eroded,
+            deposited,
+            brush_dy,
+            brush_dx,
+            brush_raw,
+            brush_weight,
+            np.int64(reach),
+            np.uint64(state),
+            np.int64(done),
+            np.int64(stop),
+            floor,
+            float(params.inertia),
+            float(params.capacity),
+            float(params.min_capacity),
+            float(params.erode_speed),
+            float(params.deposit_speed),
+            float(params.evaporate_speed),
+            float(params.gravity),
+            np.int64(params.lifetime),
+            float(params.initial_water),
+            float(params.initial_speed),
+            carried,
+        )
+        done = stop
+        if progress is not None:
+            progress(done, total)
+    if progress is not None and total == 0:
+        progress(0, 0)
+    return ErosionResult(out, eroded, deposited, float(carried))
+
+
+def thermal_erode(
+    heights: np.ndarray, iterations: int, *, talus: float | None = None, rate: float = 0.5
+) -> np.ndarray:
+    """Thermal erosion: material slides off slopes steeper than ``talus``.
+
+    Parameters
+    ----------
+    heights : array_like, shape (H, W)
+        Finite heights within +-1e100; not modified.
+    iterations : int
+        How many simultaneous steps to take, >= 0.
+    talus : float, optional
+        The steepest stable slope, as a height difference per cell of
+        distance (in the heights' own unit, so ``tan(angle)`` if heights
+        are measured in cells), >= 0. By default ``4 / max(H, W)``, the
+        value Jacob Olsen (2004) suggests for maps with heights in [0, 1].
+    rate : float
+        From 0 (exclusive) to 1: the fraction of the steepest excess a cell
+        sheds per step. Default 0.5, which brings a lone pair of cells
+        exactly to the talus slope; more can overshoot.
+
+    Returns
+    -------
+    ndarray of float64, shape (H, W)
+        The new heights. Material is conserved: their sum equals the
+        input's up to rounding.
+
+    Raises
+    ------
+    TypeError
+        If ``heights`` does not hold real numbers or a parameter is not a
+        number (``iterations``: an integer).
+    ValueError
+        If ``heights`` is not a finite non-empty 2-D array within +-1e100,
+        ``iterations`` is negative, ``talus`` negative or ``rate`` outside
+        (0, 1].
+
+    Notes
+    -----
+    The scheme of Musgrave, Kolb and Mace (1989) on the 8 neighbours of
+    each cell inside the map, a diagonal one at distance sqrt(2). For cell
+    ``c`` and neighbour ``i`` at distance ``d_i``, the excess is ``e_i =
+    h_c - h_i - talus * d_i``. If some ``e_i > 0``, the cell sends ``rate
+    * max(e_i)`` in all, split among the neighbours with ``e_i > 0`` in
+    proportion to ``e_i``. All cells are updated at once from the previous
+    step's heights (``h_new = h - sent + received``), so the order of cells
+    does not matter and each step runs in parallel by rows; no material
+    crosses the map's edge. A flat map, or one nowhere steeper than
+    ``talus``, is returned unchanged.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> heights = np.zeros((3, 3))
+    >>> heights[1, 1] = 3.0
+    >>> out = thermal_erode(heights, 1, talus=0.0)
+    >>> float(out[1, 1]), float(out.sum())
+    (1.5, 3.0)
+    """
+    out = _check_heights(heights)
+    iterations = _check_count(iterations, "iterations", 0)
+    if talus is None:
+        slope = 4.0 / max(out.shape)
+    else:
+        slope = _real(talus, "talus")
+        if slope < 0.0:
+            raise ValueError(f"talus must be a slope >= 0 (height per cell), got {talus!r}")
+    rate = _real(rate, "rate")
+    if not 0.0 < rate <= 1.0:
+        raise ValueError(f"rate must be a number in (0, 1], got {rate!r}; 0.5 is usual")
+    if iterations == 0:
+        return out
+    return _thermal_kernel(out, np.int64(iterations), slope * _DISTANCES, rate)

@@ -1,0 +1,205 @@
+"""Slow, obviously correct erosion, for comparison with the compiled kernels.
+
+Plain Python on lists of floats, one droplet, one step and one cell at a
+time, written from the algorithm as ``worldgen.terrain._erosion`` documents
+it, with none of the kernel's precomputed brushes or passes. The arithmetic
+follows the documented order of operations, so the results must agree with
+the kernels bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+MASK64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+
+# The 8 neighbours of a cell as (dy, dx): edges, then diagonals.
+NEIGHBOURS = [(-1, 0), (0, 1), (1, 0), (0, -1), (-1, -1), (-1, 1), (1, -1), (1, 1)]
+
+
+def splitmix64(seed, n):
+    """Output ``n`` (from 1) of the SplitMix64 stream seeded with ``seed``."""
+    z = (seed + n * GOLDEN) & MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def uniform(seed, n):
+    """A double in [0, 1) from the top 53 bits of output ``n``."""
+    return (splitmix64(seed, n) >> 11) / 2.0**53
+
+
+def droplet_start(seed, k, width, height):
+    """Where droplet ``k`` starts, as (x, y)."""
+    seed &= MASK64
+    return uniform(seed, 2 * k + 1) * (width - 1), uniform(seed, 2 * k + 2) * (height - 1)
+
+
+def corner_cell(x, y, width, height):
+    """The cell (cx, cy) whose east and south neighbours surround (x, y)."""
+    return min(int(x), width - 2), min(int(y), height - 2)
+
+
+def height_and_gradient(grid, x, y):
+    rows, cols = len(grid), len(grid[0])
+    cx, cy = corner_cell(x, y, cols, rows)
+    u = x - cx
+    v = y - cy
+    nw = grid[cy][cx]
+    ne = grid[cy][cx + 1]
+    sw = grid[cy + 1][cx]
+    se = grid[cy + 1][cx + 1]
+    gradient_x = (ne - nw) * (1.0 - v) + (se - sw) * v
+    gradient_y = (sw - nw) * (1.0 - u) + (se - ne) * u
+    height = nw * (1.0 - u) * (1.0 - v) + ne * u * (1.0 - v) + sw * (1.0 - u) * v + se * u * v
+    return height, gradient_x, gradient_y
+
+
+def brush_cells(cx, cy, radius, width, height):
+    """[(x, y, weight)] of the brush around cell (cx, cy), weights summing to 1."""
+    cells = []
+    for dy in range(-radius, radius + 1):
+        for dx in range(-radius, radius + 1):
+            distance = math.sqrt(dx * dx + dy * dy)
+            x, y = cx + dx, cy + dy
+            if distance < radius and 0 <= x < width and 0 <= y < height:
+                cells.append((x, y, 1.0 - distance / radius))
+    total = 0.0
+    for _, _, weight in cells:
+        total += weight
+    return [(x, y, weight / total) for x, y, weight in cells]
+
+
+def erode(heights, droplets, seed=0, params=None):
+    """(heights, eroded, deposited, carried) after ``droplets`` droplets."""
+    p = {
+        "radius": 3,
+        "inertia": 0.05,
+        "capacity": 4.0,
+        "min_capacity": 0.01,
+        "erode_speed": 0.3,
+        "deposit_speed": 0.3,
+        "evaporate_speed": 0.01,
+        "gravity": 4.0,
+        "lifetime": 30,
+        "initial_water": 1.0,
+        "initial_speed": 1.0,
+    }
+    if params is not None:
+        p.update({name: getattr(params, name) for name in p})
+    grid = np.asarray(heights, dtype=np.float64).tolist()
+    rows, cols = len(grid), len(grid[0])
+    eroded = [[0.0] * cols for _ in range(rows)]
+    deposited = [[0.0] * cols for _ in range(rows)]
+    floor = min(0.0, min(min(row) for row in grid))
+    carried = 0.0
+
+    for k in range(droplets):
+        x, y = droplet_start(seed, k, cols, rows)
+        dir_x = 0.0
+        dir_y = 0.0
+        speed = p["initial_speed"]
+        water = p["initial_water"]
+        sediment = 0.0
+        for _ in range(p["lifetime"]):
+            cx, cy = corner_cell(x, y, cols, rows)
+            u = x - cx
+            v = y - cy
+            old_height, gradient_x, gradient_y = height_and_gradient(grid, x, y)
+
+            dir_x = dir_x * p["inertia"] - gradient_x * (1.0 - p["inertia"])
+            dir_y = dir_y * p["inertia"] - gradient_y * (1.0 - p["inertia"])
+            length = math.sqrt(dir_x * dir_x + dir_y * dir_y)
+            if length == 0.0:
+                break
+            dir_x /= length
+            dir_y /= length
+
+            x += dir_x
+            y += dir_y
+            if not (0.0 <= x <= cols - 1 and 0.0 <= y <= rows - 1):
+                break
+
+            new_height = height_and_gradient(grid, x, y)[0]
+            delta = new_height - old_height
+            capacity = -delta * speed * water * p["capacity"]
+            if not capacity > p["min_capacity"]:
+                capacity = p["min_capacity"]
+
+            if sediment > capacity or delta > 0.0:
+                if delta > 0.0:
+                    amount = min(delta, sediment)
+                else:
+                    amount = (sediment - capacity) * p["deposit_speed"]
+                sediment -= amount
+                for i, j, part in [
+                    (cx, cy, amount * (1.0 - u) * (1.0 - v)),
+                    (cx + 1, cy, amount * u * (1.0 - v)),
+                    (cx, cy + 1, amount * (1.0 - u) * v),
+                    (cx + 1, cy + 1, amount * u * v),
+                ]:
+                    grid[j][i] += part
+                    deposited[j][i] += part
+            else:
+                amount = min((capacity - sediment) * p["erode_speed"], -delta)
+                for i, j, weight in brush_cells(cx, cy, p["radius"], cols, rows):
+                    take = amount * weight
+                    room = grid[j][i] - floor
+                    take = max(0.0, min(take, room))
+                    grid[j][i] -= take
+                    eroded[j][i] += take
+                    sediment += take
+
+            speed = math.sqrt(max(0.0, speed * speed - delta * p["gravity"]))
+            water *= 1.0 - p["evaporate_speed"]
+        carried += sediment
+
+    return np.array(grid), np.array(eroded), np.array(deposited), carried
+
+
+def thermal_erode(heights, iterations, talus, rate=0.5):
+    """Heights after ``iterations`` simultaneous steps of thermal erosion."""
+    grid = np.asarray(heights, dtype=np.float64).tolist()
+    rows, cols = len(grid), len(grid[0])
+
+    def neighbours(x, y):
+        for dy, dx in NEIGHBOURS:
+            distance = 1.0 if dx == 0 or dy == 0 else math.sqrt(2.0)
+            if 0 <= y + dy < rows and 0 <= x + dx < cols:
+                yield x + dx, y + dy, distance
+
+    for _ in range(iterations):
+        # flow[(x, y, i, j)]: material moving from cell (x, y) to cell (i, j).
+        flow = {}
+        for y in range(rows):
+            for x in range(cols):
+                excess = {}
+                for i, j, distance in neighbours(x, y):
+                    e = (grid[y][x] - grid[j][i]) - talus * distance
+                    if e > 0.0:
+                        excess[(i, j)] = e
+                if not excess:
+                    continue
+                total = 0.0
+                for e in excess.values():
+                    total += e
+                top = max(excess.values())
+                for (i, j), e in excess.items():
+                    flow[(x, y, i, j)] = rate * top / total * e
+        following = []
+        for y in range(rows):
+            row = []
+            for x in range(cols):
+                sent = 0.0
+                received = 0.0
+                for i, j, _ in neighbours(x, y):
+                    sent += flow.get((x, y, i, j), 0.0)
+                    received += flow.get((i, j, x, y), 0.0)
+                row.append(grid[y][x] - sent + received)
+            following.append(row)
+        grid = following
+    return np.array(grid)
