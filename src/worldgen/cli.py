@@ -323,6 +323,49 @@ def terrain_command(
         _out.print(f"  {path}", markup=False, highlight=False)
 
 
+@app.command("world")
+def world_command(
+    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
+        "worldgen-out"
+    ),
+    seed: Annotated[int, Opt(help="Any 64-bit integer.")] = 0,
+    x: Annotated[int, Opt(help="World x of the centre.")] = 0,
+    z: Annotated[int, Opt(help="World z of the centre.")] = 0,
+    radius: Annotated[int, Opt(help="Generate the chunks within this many blocks.")] = 128,
+    mesh_radius: Annotated[int, Opt(help="Mesh the chunks within this many blocks.")] = 24,
+    store: Annotated[
+        pathlib.Path | None, Opt(help="Chunk store file. [default: OUT/world.db]")
+    ] = None,
+    threads: Annotated[int | None, Opt(help="Generator threads. [default: the CPU count]")] = None,
+    caves: Annotated[bool, Opt("--caves/--no-caves", help="Carve caves.")] = True,
+    trees: Annotated[bool, Opt("--trees/--no-trees", help="Grow trees.")] = True,
+) -> None:
+    """Generate the voxel world around a point into a chunk store, then draw it: map, section, block mesh."""
+    from worldgen.world import WorldConfig, write_world_set
+
+    try:
+        config = WorldConfig(seed=seed, caves=caves, trees=trees)
+        with _progress(1) as bar:
+            task = bar.add_task("chunks", total=None)
+
+            def advance(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            written = write_world_set(
+                config, out, x=x, z=z, radius=radius, mesh_radius=mesh_radius, store=store,
+                threads=threads, progress=advance,
+            )  # fmt: skip
+    except (ValueError, TypeError, OSError) as exc:
+        raise _fail(exc) from None
+    _out.print(
+        f"wrote {len(written)} files to {out} (seed {seed}, {radius} blocks around {x}, {z}):",
+        markup=False,
+        highlight=False,
+    )
+    for path in written:
+        _out.print(f"  {path}", markup=False, highlight=False)
+
+
 class Animation(enum.StrEnum):
     clouds = "clouds"
     fire = "fire"

@@ -1,0 +1,110 @@
+"""The voxel world's config."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+
+from worldgen.noise._seed import check_seed
+from worldgen.noise._validate import check_int
+from worldgen.world._blocks import PALETTE
+
+# Bumped whenever generation changes what a config makes, so that stores
+# made by an older generator are never mixed with new chunks.
+GENERATOR_VERSION = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class WorldConfig:
+    """Everything that makes a voxel world; every default documented.
+
+    Parameters
+    ----------
+    seed : int
+        Any 64-bit integer.
+    y_min, y_max : int
+        The vertical range, ``y_min <= y < y_max``, as Minecraft's -64 to
+        320 by default; its height must be a multiple of 8 (the cave grid's
+        vertical cell).
+    sea_level : int
+        The highest y that water fills (62).
+    caves : bool
+        Carve caverns and tunnels (True).
+    trees : bool
+        Grow trees (True).
+    ores : bool
+        Scatter ores in the stone (True).
+    palette : tuple of (name, (r, g, b))
+        Block names and colours for pictures and meshes; the names must be
+        the standard ones, in order (colours may change).
+
+    Notes
+    -----
+    Chunks are 16 x 16 columns. :attr:`key` identifies the config and the
+    generator version, for stores.
+
+    Examples
+    --------
+    >>> WorldConfig(seed=5).height
+    384
+    """
+
+    seed: int = 0
+    y_min: int = -64
+    y_max: int = 320
+    sea_level: int = 62
+    caves: bool = True
+    trees: bool = True
+    ores: bool = True
+    palette: tuple[tuple[str, tuple[int, int, int]], ...] = PALETTE
+
+    def __post_init__(self):
+        check_seed(self.seed)
+        check_int(self.y_min, "y_min", -4096, 4096)
+        check_int(self.y_max, "y_max", -4096, 4096)
+        height = self.y_max - self.y_min
+        if height < 64 or height % 8:
+            raise ValueError(
+                f"y_max - y_min must be at least 64 and a multiple of 8, got {height} "
+                f"(y_min={self.y_min}, y_max={self.y_max})"
+            )
+        if not self.y_min + 16 <= self.sea_level < self.y_max - 32:
+            raise ValueError(
+                f"sea_level must lie between y_min + 16 and y_max - 33, got {self.sea_level}"
+            )
+        for name in ("caves", "trees", "ores"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        palette = tuple((str(n), tuple(int(v) for v in c)) for n, c in self.palette)
+        if [n for n, _ in palette] != [n for n, _ in PALETTE]:
+            raise ValueError(
+                "palette must name the standard blocks in order: "
+                + ", ".join(n for n, _ in PALETTE)
+            )
+        if any(len(c) != 3 or not all(0 <= v <= 255 for v in c) for _, c in palette):
+            raise ValueError("palette colours must be three integers 0-255 (r, g, b)")
+        object.__setattr__(self, "palette", palette)
+
+    @property
+    def height(self) -> int:
+        """Blocks per column."""
+        return self.y_max - self.y_min
+
+    @property
+    def summary(self) -> str:
+        """A short human-readable account of what shapes the blocks."""
+        return (
+            f"seed {self.seed}, y {self.y_min}..{self.y_max}, sea level {self.sea_level}, "
+            f"caves {self.caves}, trees {self.trees}, ores {self.ores}, generator v{GENERATOR_VERSION}"
+        )
+
+    @property
+    def key(self) -> str:
+        """A SHA-256 of what shapes the blocks (not the colours) and the
+        generator version."""
+        shape = {
+            "version": GENERATOR_VERSION,
+            **{k: v for k, v in dataclasses.asdict(self).items() if k != "palette"},
+        }
+        return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
