@@ -100,3 +100,17 @@ def test_unknown_preset_and_missing_or_broken_files(tmp_path):
     broken.write_text("[terrain\nseed = ")
     with pytest.raises(ValueError, match="is not valid TOML"):
         load_toml(broken)
+
+
+def test_world_config_from_toml(tmp_path):
+    from worldgen.config import world_config
+
+    path = tmp_path / "world.toml"
+    path.write_text("seed = 7\nsea_level = 40\ntrees = false\n\n[palette]\ngrass = [10, 200, 10]\n")
+    config = world_config(load_toml(path))
+    assert (config.seed, config.sea_level, config.trees) == (7, 40, False)
+    assert dict(config.palette)["grass"] == (10, 200, 10)
+    with pytest.raises(ValueError, match=r"unknown key 'sead' in \[world\]"):
+        world_config({"sead": 1})
+    with pytest.raises(ValueError, match=r"unknown block 'lava' in \[palette\]"):
+        world_config({"palette": {"lava": [255, 0, 0]}})

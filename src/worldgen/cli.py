@@ -328,7 +328,10 @@ def world_command(
     out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
         "worldgen-out"
     ),
-    seed: Annotated[int, Opt(help="Any 64-bit integer.")] = 0,
+    config: Annotated[
+        pathlib.Path | None, Opt(help="TOML world config file; options given here override it.")
+    ] = None,
+    seed: Annotated[int | None, Opt(help="Any 64-bit integer. [default: 0]")] = None,
     x: Annotated[int, Opt(help="World x of the centre.")] = 0,
     z: Annotated[int, Opt(help="World z of the centre.")] = 0,
     radius: Annotated[int, Opt(help="Generate the chunks within this many blocks.")] = 128,
@@ -337,14 +340,21 @@ def world_command(
         pathlib.Path | None, Opt(help="Chunk store file. [default: OUT/world.db]")
     ] = None,
     threads: Annotated[int | None, Opt(help="Generator threads. [default: the CPU count]")] = None,
-    caves: Annotated[bool, Opt("--caves/--no-caves", help="Carve caves.")] = True,
-    trees: Annotated[bool, Opt("--trees/--no-trees", help="Grow trees.")] = True,
+    caves: Annotated[
+        bool | None, Opt("--caves/--no-caves", help="Carve caves. [default: on]")
+    ] = None,
+    trees: Annotated[
+        bool | None, Opt("--trees/--no-trees", help="Grow trees. [default: on]")
+    ] = None,
 ) -> None:
     """Generate the voxel world around a point into a chunk store, then draw it: map, section, block mesh."""
-    from worldgen.world import WorldConfig, write_world_set
+    from worldgen.config import load_toml, world_config
+    from worldgen.world import write_world_set
 
     try:
-        config = WorldConfig(seed=seed, caves=caves, trees=trees)
+        data = load_toml(config) if config is not None else {}
+        given = {"seed": seed, "caves": caves, "trees": trees}
+        settings = world_config({**data, **{k: v for k, v in given.items() if v is not None}})
         with _progress(1) as bar:
             task = bar.add_task("chunks", total=None)
 
@@ -352,13 +362,13 @@ def world_command(
                 bar.update(task, completed=done, total=total)
 
             written = write_world_set(
-                config, out, x=x, z=z, radius=radius, mesh_radius=mesh_radius, store=store,
+                settings, out, x=x, z=z, radius=radius, mesh_radius=mesh_radius, store=store,
                 threads=threads, progress=advance,
             )  # fmt: skip
     except (ValueError, TypeError, OSError) as exc:
         raise _fail(exc) from None
     _out.print(
-        f"wrote {len(written)} files to {out} (seed {seed}, {radius} blocks around {x}, {z}):",
+        f"wrote {len(written)} files to {out} (seed {settings.seed}, {radius} blocks around {x}, {z}):",
         markup=False,
         highlight=False,
     )

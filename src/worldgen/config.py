@@ -1,5 +1,10 @@
 """Configs from TOML files, presets and command-line overrides.
 
+A world config file (for ``worldgen world``) has the fields of
+:class:`~worldgen.world.WorldConfig` at its top level (``seed``, ``y_min``,
+``y_max``, ``sea_level``, ``caves``, ``trees``, ``ores``), and optionally a
+table ``[palette]`` of ``name = [r, g, b]`` colours to change.
+
 A map config file has optional tables ``[terrain]`` (the fields of
 :class:`~worldgen.terrain.NoiseMap`), ``[mask]``, ``[curve]``, ``[cleanup]``,
 ``[biomes]``, an array of tables ``[[bands]]`` and a top-level
@@ -145,3 +150,19 @@ def map_config(data: dict[str, Any]) -> MapConfig:
     if "climate_scale" in data:
         kwargs["climate_scale"] = data["climate_scale"]
     return MapConfig(**kwargs)
+
+
+def world_config(data: dict[str, Any]):
+    """A :class:`~worldgen.world.WorldConfig` from a dict shaped like its
+    TOML file (see the module docstring)."""
+    from worldgen.world import PALETTE, WorldConfig
+
+    data = dict(data)
+    colours = data.pop("palette", {})
+    if not isinstance(colours, dict):
+        raise ValueError("[palette] must be a table of block name = [r, g, b]")
+    unknown = sorted(set(colours) - {name for name, _ in PALETTE})
+    if unknown:
+        raise ValueError(f"unknown block {', '.join(map(repr, unknown))} in [palette]")
+    palette = tuple((name, tuple(colours.get(name, colour))) for name, colour in PALETTE)
+    return _build(WorldConfig, {**data, "palette": palette}, "world")

@@ -40,6 +40,12 @@ def test_world_command_and_a_mismatched_store(tmp_path):
     assert "holds another world" in other.output and "seed 0" in other.output
     bad = runner.invoke(app, ["world", "--out", str(tmp_path / "b"), "--radius", "0"])
     assert bad.exit_code == 1 and "radius must be an integer from 1" in bad.output
+    toml = tmp_path / "world.toml"
+    toml.write_text("seed = 9\ncaves = false\n")
+    from_file = runner.invoke(
+        app, ["world", "--out", str(tmp_path / "c"), "--config", str(toml), "--radius", "16"]
+    )
+    assert from_file.exit_code == 0 and "(seed 9," in from_file.output
 
 
 @pytest.mark.parametrize("threads", [1, 2])
