@@ -288,9 +288,10 @@ def write_voxel_glb(path: str | os.PathLike, mesh: VoxelMesh) -> pathlib.Path:
 
     Notes
     -----
-    Written by trimesh from ``ColorVisuals(face_colors=...)``; glTF has no
-    per-face colours, so they are stored as per-vertex ``COLOR_0`` (RGBA),
-    exact because no vertex is shared between rectangles. The file names no
+    Written by trimesh. glTF has no per-face colours, so each face's colour
+    is given to its vertices as ``COLOR_0`` (RGBA): exact, because no vertex
+    is shared between rectangles (and it spares trimesh's face-to-vertex
+    conversion, which needs scipy). The file names no
     material, so viewers draw the water's alpha as opaque.
 
     Examples
@@ -311,10 +312,12 @@ def write_voxel_glb(path: str | os.PathLike, mesh: VoxelMesh) -> pathlib.Path:
         raise ValueError(f"path must end in .glb, got {target.name!r}")
     if len(mesh.faces) == 0:
         raise ValueError("mesh has no faces; a region of air only has nothing to write")
+    vertex_colours = np.zeros((len(mesh.vertices), 4), dtype=np.uint8)
+    vertex_colours[mesh.faces.ravel()] = np.repeat(mesh.face_colours, 3, axis=0)
     scene = trimesh.Trimesh(
         vertices=mesh.vertices,
         faces=mesh.faces,
-        visual=trimesh.visual.ColorVisuals(face_colors=mesh.face_colours),
+        visual=trimesh.visual.ColorVisuals(vertex_colors=vertex_colours),
         process=False,
     )
     data = scene.export(file_type="glb")
