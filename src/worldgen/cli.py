@@ -7,6 +7,7 @@ line on stderr and exit status 1; long work shows a progress bar.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import pathlib
 import warnings
@@ -81,6 +82,42 @@ def _progress(total: int) -> Progress:
         console=_err,
         transient=True,
     )
+
+
+def _map_data(
+    config: pathlib.Path | None, preset: str | None, terrain: dict[str, Any]
+) -> tuple[dict[str, Any], int, int]:
+    """The map config dict: the preset, then the file, then ``terrain``
+    options (those given); and the map's width and height."""
+    from worldgen.config import load_toml, merge
+    from worldgen.config import preset as preset_overrides
+
+    given = {k: v for k, v in terrain.items() if v is not None}
+    file_data = load_toml(config) if config is not None else {}
+    size = {**file_data.get("terrain", {}), **given}
+    w, h = size.get("width", 512), size.get("height", 512)
+    data = preset_overrides(preset, w, h) if preset else {}
+    return merge(merge(data, file_data), {"terrain": given}), w, h
+
+
+@contextlib.contextmanager
+def _stages(names: tuple[str, ...]):
+    """A progress bar over named stages; yields ``advance(stage, done=0,
+    total=0)``, where done/total move the bar within a stage."""
+    with _progress(len(names)) as bar:
+        task = bar.add_task(names[0], total=len(names))
+
+        def advance(stage: str, done: int = 0, total: int = 0) -> None:
+            fraction = done / total if total else 0.0
+            bar.update(task, description=stage, completed=names.index(stage) + fraction)
+
+        yield advance
+
+
+def _written(written: list[pathlib.Path], out: pathlib.Path, what: str) -> None:
+    _out.print(f"wrote {len(written)} files to {out} ({what}):", markup=False, highlight=False)
+    for path in written:
+        _out.print(f"  {path}", markup=False, highlight=False)
 
 
 @app.callback()
@@ -164,33 +201,27 @@ def map_command(
     blend: Annotated[bool, Opt(help="Blend band colours instead of stepping them.")] = False,
 ) -> None:
     """Write a map set: 16-bit heights, shaded colour map, biome map and legend, tilemap (Tiled JSON, CSV)."""
-    from worldgen.config import load_toml, map_config, merge
-    from worldgen.config import preset as preset_overrides
+    from worldgen.config import map_config, merge
     from worldgen.io import HeightmapSizeWarning, write_map_set
     from worldgen.io._mapset import STAGES
 
-    given = {
+    terrain = {
         "seed": seed, "width": width, "height": height, "scale": scale, "octaves": octaves,
         "persistence": persistence, "lacunarity": lacunarity,
         "noise": noise and noise.value, "mode": mode and mode.value,
         "normalize": normalize and normalize.value,
     }  # fmt: skip
     try:
-        data: dict[str, Any] = {}
-        file_data = load_toml(config) if config is not None else {}
-        size = {**file_data.get("terrain", {}), **{k: v for k, v in given.items() if v is not None}}
-        w, h = size.get("width", 512), size.get("height", 512)
-        if preset is not None:
-            data = preset_overrides(preset.value, w, h)
-        data = merge(data, file_data)
-        terrain = {k: v for k, v in given.items() if v is not None}
+        data, w, h = _map_data(config, preset and preset.value, terrain)
+        overrides: dict[str, Any] = {}
         if offset_x is not None or offset_y is not None:
             old = data.get("terrain", {}).get("offset", (0.0, 0.0))
-            terrain["offset"] = (
-                old[0] if offset_x is None else offset_x,
-                old[1] if offset_y is None else offset_y,
-            )
-        overrides: dict[str, Any] = {"terrain": terrain}
+            overrides["terrain"] = {
+                "offset": (
+                    old[0] if offset_x is None else offset_x,
+                    old[1] if offset_y is None else offset_y,
+                )
+            }
         if mask is not None or mask_radius is not None:
             overrides["mask"] = {
                 **({"shape": mask.value} if mask is not None else {}),
@@ -206,13 +237,8 @@ def map_command(
         if climate_scale is not None:
             overrides["climate_scale"] = climate_scale
         settings = map_config(merge(data, overrides))
-        with _progress(len(STAGES)) as bar, warnings.catch_warnings(record=True) as caught:
+        with _stages(STAGES) as advance, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", HeightmapSizeWarning)
-            task = bar.add_task("map", total=len(STAGES))
-
-            def advance(stage: str) -> None:
-                bar.update(task, description=stage, completed=STAGES.index(stage))
-
             written = write_map_set(
                 settings, out, formats=[f.value for f in export or []], tile=tile, relief=relief,
                 blend=blend, progress=advance,
@@ -222,13 +248,7 @@ def map_command(
     for warning in caught:
         _err.print(f"[yellow]note:[/yellow] {escape(str(warning.message))}", highlight=False)
     t = settings.terrain
-    _out.print(
-        f"wrote {len(written)} files to {out} ({t.width}x{t.height}, seed {t.seed}):",
-        markup=False,
-        highlight=False,
-    )
-    for path in written:
-        _out.print(f"  {path}", markup=False, highlight=False)
+    _written(written, out, f"{t.width}x{t.height}, seed {t.seed}")
 
 
 class MeshFormat(enum.StrEnum):
@@ -275,52 +295,26 @@ def terrain_command(
     stride: Annotated[int, Opt(help="Mesh level of detail: keep every STRIDE-th sample.")] = 1,
 ) -> None:
     """Write the map set, then carve the map (DLA ridges, erosion, rivers) and write it and its mesh."""
-    from worldgen.config import load_toml, map_config, merge
-    from worldgen.config import preset as preset_overrides
+    from worldgen.config import map_config
     from worldgen.io._mapset import TERRAIN_STAGES, write_terrain_set
     from worldgen.terrain import TerrainConfig
 
-    given = {"seed": seed, "width": width, "height": height, "scale": scale}
+    terrain = {"seed": seed, "width": width, "height": height, "scale": scale}
     try:
-        file_data = load_toml(config) if config is not None else {}
-        size = {**file_data.get("terrain", {}), **{k: v for k, v in given.items() if v is not None}}
-        w, h = size.get("width", 512), size.get("height", 512)
         name = preset.value if preset is not None else ("islands" if config is None else None)
-        data = preset_overrides(name, w, h) if name else {}
-        data = merge(
-            merge(data, file_data), {"terrain": {k: v for k, v in given.items() if v is not None}}
-        )
+        data, _, _ = _map_data(config, name, terrain)
         settings = map_config(data)
         carving = TerrainConfig(
             droplets=droplets, thermal=thermal, dla=dla, rivers=rivers,
             river_threshold=river_threshold, multiplier=multiplier, stride=stride,
         )  # fmt: skip
-        with _progress(len(TERRAIN_STAGES)) as bar:
-            task = bar.add_task("terrain", total=len(TERRAIN_STAGES))
-
-            def advance(stage: str, done: int = 0, total: int = 0) -> None:
-                fraction = done / total if total else 0.0
-                bar.update(
-                    task, description=stage, completed=TERRAIN_STAGES.index(stage) + fraction
-                )
-
-            written = write_terrain_set(
-                settings,
-                carving,
-                out,
-                meshes=[m.value for m in mesh or [MeshFormat.glb]],
-                progress=advance,
-            )
+        with _stages(TERRAIN_STAGES) as advance:
+            meshes = [m.value for m in mesh or [MeshFormat.glb]]
+            written = write_terrain_set(settings, carving, out, meshes=meshes, progress=advance)
     except (ValueError, TypeError, OSError) as exc:
         raise _fail(exc) from None
     t = settings.terrain
-    _out.print(
-        f"wrote {len(written)} files to {out} ({t.width}x{t.height}, seed {t.seed}):",
-        markup=False,
-        highlight=False,
-    )
-    for path in written:
-        _out.print(f"  {path}", markup=False, highlight=False)
+    _written(written, out, f"{t.width}x{t.height}, seed {t.seed}")
 
 
 @app.command("world")
@@ -367,13 +361,7 @@ def world_command(
             )  # fmt: skip
     except (ValueError, TypeError, OSError) as exc:
         raise _fail(exc) from None
-    _out.print(
-        f"wrote {len(written)} files to {out} (seed {settings.seed}, {radius} blocks around {x}, {z}):",
-        markup=False,
-        highlight=False,
-    )
-    for path in written:
-        _out.print(f"  {path}", markup=False, highlight=False)
+    _written(written, out, f"seed {settings.seed}, {radius} blocks around {x}, {z}")
 
 
 class Animation(enum.StrEnum):

@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 
-from worldgen.terrain._shading import Colour, check_colour
+from worldgen.terrain._checks import Colour, check_colour
 
 
 @dataclasses.dataclass(frozen=True)

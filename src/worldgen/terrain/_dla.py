@@ -34,7 +34,7 @@ from worldgen._jit import kernel
 from worldgen.noise._generators import Fractal, Perlin, axis
 from worldgen.noise._seed import check_seed, derive_seed
 from worldgen.noise._validate import check_int
-from worldgen.terrain._shading import _unit_interval
+from worldgen.terrain._checks import check_unit_interval
 
 # The first grid is at most this many cells wide when ``steps`` is not given.
 START_SIZE = 32
@@ -442,7 +442,7 @@ def dla_mountains(
     seed = check_seed(seed)
     steps = _check_steps(steps, size)
     density = _check_density(density)
-    blend = _unit_interval(blend, "blend")
+    blend = check_unit_interval(blend, "blend")
     dla = _dla_heights(size, steps, density, seed)
     if dla.shape[0] > size:
         cut = (dla.shape[0] - size) // 2

@@ -32,7 +32,7 @@ from numba import prange
 from worldgen._jit import kernel, parallel_kernel
 from worldgen.noise._seed import check_seed
 from worldgen.noise._validate import check_positive
-from worldgen.terrain._shading import _height_field, _real, _unit_interval
+from worldgen.terrain._checks import check_real, check_unit_interval, height_field
 
 _GOLDEN = 0x9E3779B97F4A7C15
 # Heights are kept within this magnitude so that slopes, their squares and
@@ -61,7 +61,7 @@ def _check_count(value: object, name: str, low: int, high: int | None = None) ->
 
 def _check_heights(heights: object) -> np.ndarray:
     """A C-contiguous float64 copy of a finite (H, W) field of moderate size."""
-    array = _height_field(heights)
+    array = height_field(heights)
     largest = float(np.max(np.abs(array)))
     if largest > HEIGHT_LIMIT:
         raise ValueError(
@@ -142,7 +142,7 @@ class HydraulicErosion:
         _check_count(self.radius, "radius", 1, RADIUS_LIMIT)
         _check_count(self.lifetime, "lifetime", 1)
         for name in ("inertia", "erode_speed", "deposit_speed", "evaporate_speed"):
-            _unit_interval(getattr(self, name), name)
+            check_unit_interval(getattr(self, name), name)
         for name in ("capacity", "min_capacity", "gravity", "initial_water", "initial_speed"):
             check_positive(getattr(self, name), name)
 
@@ -615,10 +615,10 @@ def thermal_erode(
     if talus is None:
         slope = 4.0 / max(out.shape)
     else:
-        slope = _real(talus, "talus")
+        slope = check_real(talus, "talus")
         if slope < 0.0:
             raise ValueError(f"talus must be a slope >= 0 (height per cell), got {talus!r}")
-    rate = _real(rate, "rate")
+    rate = check_real(rate, "rate")
     if not 0.0 < rate <= 1.0:
         raise ValueError(f"rate must be a number in (0, 1], got {rate!r}; 0.5 is usual")
     if iterations == 0:

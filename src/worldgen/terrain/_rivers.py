@@ -31,7 +31,7 @@ import numpy as np
 from numba import prange
 
 from worldgen._jit import kernel, parallel_kernel
-from worldgen.terrain._shading import _height_field, _real, _rgb_image, check_colour
+from worldgen.terrain._checks import check_colour, check_real, height_field, rgb_image
 
 # (dy, dx) of direction code k: E, SE, S, SW, W, NW, N, NE.
 D8_OFFSETS = np.array(
@@ -48,7 +48,7 @@ DEFAULT_RIVER_SHARE = 0.005
 
 
 def _check_epsilon(epsilon: object) -> float:
-    value = _real(epsilon, "epsilon")
+    value = check_real(epsilon, "epsilon")
     if value < 0.0:
         raise ValueError(
             f"epsilon must be >= 0 (0 fills pits flat, > 0 gives them a slope), got {epsilon!r}"
@@ -466,7 +466,7 @@ def fill_depressions(heights: np.ndarray, *, epsilon: float = 0.0) -> np.ndarray
            [5., 5., 4., 5.],
            [5., 5., 3., 5.]])
     """
-    heights = np.ascontiguousarray(_height_field(heights))
+    heights = np.ascontiguousarray(height_field(heights))
     epsilon = _check_epsilon(epsilon)
     return _priority_flood_kernel(heights, epsilon, D8_OFFSETS)
 
@@ -519,7 +519,7 @@ def flow_directions(filled: np.ndarray) -> np.ndarray:
     array([[ 0,  0, -1],
            [ 0,  0, -1]], dtype=int8)
     """
-    return _directions(np.ascontiguousarray(_height_field(filled, "filled")))
+    return _directions(np.ascontiguousarray(height_field(filled, "filled")))
 
 
 def flow_accumulation(directions: np.ndarray) -> np.ndarray:
@@ -658,7 +658,7 @@ def rivers(
     >>> int(result.accumulation[4, 2]), int(result.river.sum())
     (25, 4)
     """
-    heights = np.ascontiguousarray(_height_field(heights))
+    heights = np.ascontiguousarray(height_field(heights))
     limit = _check_threshold(threshold, heights.size)
     epsilon = _check_epsilon(epsilon)
     filled = _priority_flood_kernel(heights, epsilon, D8_OFFSETS)
@@ -725,7 +725,7 @@ def draw_rivers(
     >>> image[1, 1].tolist(), image[0, 1].tolist()
     ([0, 0, 255], [0, 0, 0])
     """
-    rgb = _rgb_image(rgb)
+    rgb = rgb_image(rgb)
     if not isinstance(result, RiverResult):
         raise TypeError(f"result must be a RiverResult from rivers(), got {type(result).__name__}")
     if rgb.shape[:2] != result.river.shape:

@@ -11,62 +11,20 @@ output has the shape of its input.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from worldgen.noise._validate import check_int, check_positive
-
-Colour = tuple[int, int, int]
-
-
-def _height_field(heights: object, name: str = "heights") -> np.ndarray:
-    """The float64 values of a finite, non-empty (H, W) array (not copied if already float64)."""
-    if isinstance(heights, (str, bytes)):
-        raise TypeError(f"{name} must be a 2-D array of numbers (H, W), got {heights!r}")
-    array = np.asarray(heights)
-    if array.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must hold real numbers, got dtype {array.dtype}; use .astype(numpy.float64)"
-        )
-    if array.ndim != 2 or 0 in array.shape:
-        raise ValueError(f"{name} must be a non-empty 2-D array (H, W), got shape {array.shape}")
-    array = array.astype(np.float64, copy=False)
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} must be finite; found NaN or infinity")
-    return array
-
-
-def _real(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {value!r}")
-    number = float(value)
-    if not np.isfinite(number):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return number
-
-
-def _unit_interval(value: object, name: str) -> float:
-    number = _real(value, name)
-    if not 0.0 <= number <= 1.0:
-        raise ValueError(f"{name} must be a number from 0 to 1, got {value!r}")
-    return number
-
-
-def check_colour(colour: object, name: str) -> Colour:
-    """An (r, g, b) tuple of ints 0-255, or an error naming ``name``."""
-    if (
-        not isinstance(colour, (tuple, list, np.ndarray))
-        or len(colour) != 3
-        or not all(
-            isinstance(c, numbers.Integral) and not isinstance(c, bool) and 0 <= c <= 255
-            for c in colour
-        )
-    ):
-        raise ValueError(f"{name} must be three integers 0-255 (r, g, b), got {colour!r}")
-    return (int(colour[0]), int(colour[1]), int(colour[2]))
+from worldgen.terrain._checks import (
+    Colour,
+    check_colour,
+    check_real,
+    check_unit_interval,
+    height_field,
+    rgb_image,
+)
 
 
 def _check_stops(stops: object) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +38,7 @@ def _check_stops(stops: object) -> tuple[np.ndarray, np.ndarray]:
     for k, stop in enumerate(stops):
         if not isinstance(stop, (tuple, list)) or len(stop) != 2:
             raise ValueError(f"stops[{k}] must be a (threshold, (r, g, b)) pair, got {stop!r}")
-        thresholds.append(_real(stop[0], f"stops[{k}] threshold"))
+        thresholds.append(check_real(stop[0], f"stops[{k}] threshold"))
         colours.append(check_colour(stop[1], f"stops[{k}] colour"))
     edges = np.array(thresholds)
     if np.any(np.diff(edges) <= 0.0):
@@ -129,7 +87,7 @@ def colour_ramp(heights: np.ndarray, stops, *, blend: bool = False) -> np.ndarra
     >>> colour_ramp(np.array([[0.75]]), stops, blend=True).tolist()
     [[[128, 128, 255]]]
     """
-    heights = _height_field(heights)
+    heights = height_field(heights)
     edges, colours = _check_stops(stops)
     if not blend:
         index = np.minimum(np.searchsorted(edges, heights, side="left"), len(edges) - 1)
@@ -216,9 +174,9 @@ def hillshade(
     >>> np.allclose(shade, 0.5)
     True
     """
-    heights = _height_field(heights)
-    az = np.radians(_real(azimuth, "azimuth"))
-    alt_degrees = _real(altitude, "altitude")
+    heights = height_field(heights)
+    az = np.radians(check_real(azimuth, "azimuth"))
+    alt_degrees = check_real(altitude, "altitude")
     if not 0.0 <= alt_degrees <= 90.0:
         raise ValueError(f"altitude must be from 0 to 90 degrees, got {altitude!r}")
     alt = np.radians(alt_degrees)
@@ -229,20 +187,6 @@ def hillshade(
     lit = np.sin(alt) - (dx * np.sin(az) + dy * np.cos(az)) * np.cos(alt)
     shade = lit / np.sqrt(1.0 + dx * dx + dy * dy)
     return np.clip(shade, 0.0, 1.0)
-
-
-def _rgb_image(rgb: object, name: str = "rgb") -> np.ndarray:
-    array = np.asarray(rgb)
-    if array.ndim != 3 or array.shape[2] != 3 or 0 in array.shape:
-        raise ValueError(f"{name} must be a non-empty (H, W, 3) RGB array, got shape {array.shape}")
-    if array.dtype != np.uint8:
-        if array.dtype.kind not in "iu" or array.min() < 0 or array.max() > 255:
-            raise TypeError(
-                f"{name} must hold uint8 values 0-255, got dtype {array.dtype}; "
-                "use numpy.clip(rgb, 0, 255).astype(numpy.uint8)"
-            )
-        array = array.astype(np.uint8)
-    return array
 
 
 def apply_shade(rgb: np.ndarray, shade: np.ndarray, *, strength: float = 0.5) -> np.ndarray:
@@ -276,8 +220,8 @@ def apply_shade(rgb: np.ndarray, shade: np.ndarray, *, strength: float = 0.5) ->
     >>> apply_shade(rgb, np.array([[1.0, 0.0]]), strength=0.5)[..., 0].tolist()
     [[200, 100]]
     """
-    rgb = _rgb_image(rgb)
-    shade = _height_field(shade, "shade")
+    rgb = rgb_image(rgb)
+    shade = height_field(shade, "shade")
     if shade.shape != rgb.shape[:2]:
         raise ValueError(
             f"shade must have the shape of rgb without its channels, {rgb.shape[:2]}, "
@@ -285,7 +229,7 @@ def apply_shade(rgb: np.ndarray, shade: np.ndarray, *, strength: float = 0.5) ->
         )
     if shade.min() < 0.0 or shade.max() > 1.0:
         raise ValueError("shade must lie within [0, 1]; hillshade() gives such values")
-    strength = _unit_interval(strength, "strength")
+    strength = check_unit_interval(strength, "strength")
     factor = (1.0 - strength) + strength * shade
     return np.rint(rgb * factor[..., None]).astype(np.uint8)
 
@@ -333,7 +277,7 @@ def normal_map(heights: np.ndarray, *, strength: float = 1.0, cell_size: float =
     >>> normal_map(np.zeros((1, 1))).tolist()
     [[[128, 128, 255]]]
     """
-    heights = _height_field(heights)
+    heights = height_field(heights)
     s = check_positive(strength, "strength")
     dx, dy = _horn_gradient(heights, check_positive(cell_size, "cell_size"))
     normal = np.stack([-s * dx, -s * dy, np.ones_like(dx)], axis=-1)
