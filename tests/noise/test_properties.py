@@ -208,3 +208,18 @@ def test_wide_rows_equal_points(step, seed, start):
         grid = noise.grid(x, y)
         points = noise(x[None, :], y[:, None])
         assert np.array_equal(bits(grid), bits(points))
+
+
+@pytest.mark.parametrize(
+    ("xstep", "ystep"), [(0.25, 0.25), (0.5, 0.125), (1.0, 1 / 6), (0.25, 1.0)]
+)
+@given(seed=st.integers(0, 2**32), start=st.integers(-4096, 4096))
+def test_wide_rows_with_offset_classes_equal_points(xstep, ystep, seed, start):
+    # 1024-wide rows with at most 4 x offsets take the class-table path;
+    # the y steps give rows with 1 to 8 y offsets, so the table cache both
+    # hits and evicts.
+    x = axis(start / 16.0, 1024, xstep)
+    y = axis(start / 8.0, 11, ystep)
+    for noise in (Perlin(seed), Fractal(Perlin(seed), octaves=8, persistence=0.6)):
+        grid = noise.grid(x, y)
+        assert np.array_equal(bits(grid), bits(noise(x[None, :], y[:, None])))

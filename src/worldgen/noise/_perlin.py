@@ -217,6 +217,10 @@ def perlin4(p, period, x, y, z, w):
 # x slopes; ``*_row`` then only looks up the constants of its own y (and z)
 # and runs a vectorised loop over each run.
 
+# Tables of x blends kept per offset class path (see perlin2_rows); the
+# scratch space must hold CLASS_TABLES * 128 * (most offset classes) floats.
+CLASS_TABLES = 4
+
 # Below this mean run length the per-run set-up costs more than it saves,
 # and the ``*_row_short`` kernels, one scalar loop over all samples that
 # hashes as it goes, are used instead.
@@ -508,20 +512,13 @@ def perlin3_row_short(p, fx, ax, y0, y1, z0, z1, fy, fym, v, fz, fzm, w, scratch
 
 
 @kernel
-def perlin2_row_classes(
-    p, fx, ax, classes, representatives, count, y0, y1, fy, fym, v, scratch, out
-):
-    """``out[i] = perlin2(x[i], y)`` when x offsets fall in ``count`` classes.
-
-    For each class and each pair of corner hashes, the x blend of the row's
-    low and high y corners is computed once into a table; every sample then
-    costs its four hashes, two look-ups and the y blend. The table holds the
-    very values the other row kernels compute, so the result is the same.
-    ``scratch`` holds at least 16 + 128 * count floats.
-    """
-    c = scratch[:16]
+def _class_table(fx, representatives, count, fy, fym, table):
+    # table[128 q + 8 h0 + h1] (and + 64 for the high y corners): the x
+    # blend of a row with y offsets (fy, fym), for x offset class q and
+    # corner hashes h0 (low x), h1 (high x); the very values perlin2_row
+    # computes on the way.
+    c = np.empty(16)
     _row_constants2(fy, fym, c)
-    table = scratch[16 : 16 + 128 * count]
     frac0 = fx[0]
     frac1 = fx[1]
     fades = fx[2]
@@ -538,16 +535,31 @@ def perlin2_row_classes(
                 g11 = c[8 + h1] + _K2[1, h1] * x1
                 table[128 * q + 8 * h0 + h1] = g00 + u * (g10 - g00)
                 table[128 * q + 64 + 8 * h0 + h1] = g01 + u * (g11 - g01)
+
+
+@kernel
+def _hash_index(p, ax, cell, out):
+    # out[i] = 8 h(x0_i, cell) + h(x1_i, cell): the 2D corner hashes of
+    # sample i's two x corners on lattice row ``cell``, packed.
     a0s = ax[0]
     a1s = ax[1]
     seven = np.uint64(7)
     eight = np.uint64(8)
     for i in range(out.size):
-        a0 = a0s[i]
-        a1 = a1s[i]
-        base = np.uint64(128) * np.uint64(classes[i])
-        a = table[base + eight * (p[a0 + y0] & seven) + (p[a1 + y0] & seven)]
-        b = table[base + np.uint64(64) + eight * (p[a0 + y1] & seven) + (p[a1 + y1] & seven)]
+        out[i] = eight * (p[a0s[i] + cell] & seven) + (p[a1s[i] + cell] & seven)
+
+
+@kernel
+def perlin2_row_classes(classes, table, low, high, v, out):
+    """``out[i] = perlin2(x[i], y)`` from a :func:`_class_table` of the row's
+    y offsets and the packed corner hashes (``_hash_index``) of its two
+    lattice rows: two look-ups and the y blend per sample."""
+    size = np.uint64(128)
+    half = np.uint64(64)
+    for i in range(out.size):
+        base = size * np.uint64(classes[i])
+        a = table[base + low[i]]
+        b = table[base + half + high[i]]
         out[i] = a + v * (b - a)
 
 
@@ -562,11 +574,47 @@ def perlin2_rows(
     ``classes, reps, count`` are the x axis's ``offset_classes`` (count 0 if
     there are too many).
     """
-    if fx.shape[1] < SHORT_RUN * (runs.size - 1) and count > 0:
+    width = fx.shape[1]
+    if width < SHORT_RUN * (runs.size - 1) and count > 0:
+        # Tables depend on the row's y offset only, and on such grids rows
+        # take few y offsets: keep the last CLASS_TABLES. Packed corner
+        # hashes depend on the lattice row only: keep the last two (rows in
+        # one cell share both; the next cell's low row is this one's high).
+        size = 128 * count
+        keys = np.full(CLASS_TABLES, np.nan)
+        slot = 0
+        packed = hashes.reshape(-1)
+        held = np.array([-1, -1], dtype=np.int64)
         for j in range(j0, j1):
+            found = -1
+            for t in range(CLASS_TABLES):
+                if keys[t] == fy[0, j]:
+                    found = t
+            if found < 0:
+                found = slot
+                slot = (slot + 1) % CLASS_TABLES
+                keys[found] = fy[0, j]
+                _class_table(
+                    fx, reps, count, fy[0, j], fy[1, j], scratch[found * size : (found + 1) * size]
+                )
+            low = high = 0
+            for which in range(2):
+                cell = np.int64(cy[which, j])
+                at = 0 if held[0] == cell else (1 if held[1] == cell else -1)
+                if at < 0:
+                    # Overwrite the row this one's other lattice row does not use.
+                    at = 1 if held[0] == np.int64(cy[1 - which, j]) else 0
+                    _hash_index(p, ax, np.uint64(cell), packed[at * width : (at + 1) * width])
+                    held[at] = cell
+                if which == 0:
+                    low = at
+                else:
+                    high = at
             perlin2_row_classes(
-                p, fx, ax, classes, reps, count, cy[0, j], cy[1, j],
-                fy[0, j], fy[1, j], fy[2, j], scratch, target[j - first],
+                classes, scratch[found * size : (found + 1) * size],
+                packed[low * width : (low + 1) * width],
+                packed[high * width : (high + 1) * width],
+                fy[2, j], target[j - first],
             )  # fmt: skip
         return
     if fx.shape[1] < SHORT_RUN * (runs.size - 1):

@@ -31,7 +31,15 @@ from numba.extending import overload
 from worldgen._jit import OPTIONS, kernel, parallel_kernel
 from worldgen.noise._cellular import cellular2, cellular3
 from worldgen.noise._lattice import axis_table, offset_classes
-from worldgen.noise._perlin import perlin1, perlin2, perlin2_rows, perlin3, perlin3_rows, perlin4
+from worldgen.noise._perlin import (
+    CLASS_TABLES,
+    perlin1,
+    perlin2,
+    perlin2_rows,
+    perlin3,
+    perlin3_rows,
+    perlin4,
+)
 from worldgen.noise._simplex import simplex2, simplex3, simplex4
 from worldgen.noise._value import value1, value2, value2_rows, value3, value3_rows, value4
 
@@ -40,12 +48,13 @@ KIND_TAGS = tuple(np.empty(0, dtype=t) for t in (np.int8, np.int16, np.int32, np
 _TAG_KIND = {types.int8: PERLIN, types.int16: VALUE, types.int32: SIMPLEX, types.int64: CELLULAR}
 FBM, BILLOW, TURBULENCE, RIDGED = 0, 1, 2, 3
 
-# Most offset classes a 2D Perlin row may use (see perlin2_row_classes).
+# Most offset classes a 2D Perlin row may use (see perlin2_rows).
 _MAX_CLASSES = 4
 
-# A chunk of grid rows holds about this many samples, so that its float64
-# accumulator stays in the core's L2 cache.
-_CHUNK_SAMPLES = 8192
+# A chunk of grid rows holds about this many samples: enough rows to amortise
+# the per-chunk set-up (row caches, class tables), few enough that its float64
+# row and accumulator buffers stay in the core's L2 cache.
+_CHUNK_SAMPLES = 32768
 
 
 def _kind(tag) -> int:
@@ -273,7 +282,7 @@ def _buffers(width, per, n):
     asking numba for it here would make the driver uncacheable.)
     """
     return (
-        np.empty((n, 16 + 128 * _MAX_CLASSES)),
+        np.empty((n, max(64, CLASS_TABLES * 128 * _MAX_CLASSES))),
         np.empty((n, width, 8), dtype=np.uint64),
         np.empty((n, width, 8)),
         np.empty((n, per, width)),
