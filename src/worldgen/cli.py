@@ -74,7 +74,7 @@ def _fail(exc: BaseException) -> typer.Exit:
     return typer.Exit(1)
 
 
-def _progress(total: int) -> Progress:
+def _progress() -> Progress:
     return Progress(
         TextColumn("{task.description:<10}"),
         BarColumn(),
@@ -104,7 +104,7 @@ def _map_data(
 def _stages(names: tuple[str, ...]):
     """A progress bar over named stages; yields ``advance(stage, done=0,
     total=0)``, where done/total move the bar within a stage."""
-    with _progress(len(names)) as bar:
+    with _progress() as bar:
         task = bar.add_task(names[0], total=len(names))
 
         def advance(stage: str, done: int = 0, total: int = 0) -> None:
@@ -349,7 +349,7 @@ def world_command(
         data = load_toml(config) if config is not None else {}
         given = {"seed": seed, "caves": caves, "trees": trees}
         settings = world_config({**data, **{k: v for k, v in given.items() if v is not None}})
-        with _progress(1) as bar:
+        with _progress() as bar:
             task = bar.add_task("chunks", total=None)
 
             def advance(done: int, total: int) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 from PIL import Image
 
 from worldgen.io._atomic import atomic_output
-from worldgen.io._image import write_grey_png
+from worldgen.io._image import check_unit, write_grey_png
 
 FORMATS = ("png16", "png8", "raw16", "r16", "tiff", "npy")
 _SUFFIX = {
@@ -46,18 +46,9 @@ def unity_size_note(shape: tuple[int, int]) -> str | None:
     return f"Unity terrains want square heightmaps of side 2^n + 1 (e.g. 513); this one is {w}x{h}"
 
 
-def _check_unit(heights: np.ndarray) -> np.ndarray:
-    heights = np.asarray(heights, dtype=np.float64)
-    if heights.ndim != 2 or 0 in heights.shape:
-        raise ValueError(f"heights must be a non-empty 2-D array (H, W), got shape {heights.shape}")
-    if not (np.isfinite(heights).all() and heights.min() >= 0.0 and heights.max() <= 1.0):
-        raise ValueError("heights must be finite and within [0, 1]; normalise them first")
-    return heights
-
-
 def quantise16(heights: np.ndarray) -> np.ndarray:
     """Heights in [0, 1] as uint16, ``round(h * 65535)``."""
-    return np.rint(_check_unit(heights) * 65535.0).astype(np.uint16)
+    return np.rint(check_unit(heights, "heights") * 65535.0).astype(np.uint16)
 
 
 def write_raw16(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:

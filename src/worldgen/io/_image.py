@@ -15,6 +15,17 @@ from worldgen.io._atomic import atomic_output
 PNG_COMPRESS_LEVEL = 1
 
 
+def check_unit(values: object, name: str = "values") -> np.ndarray:
+    """Float64 values of a non-empty 2-D array within [0, 1], or an error
+    naming ``name``."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2 or 0 in values.shape:
+        raise ValueError(f"{name} must be a non-empty 2-D array (H, W), got shape {values.shape}")
+    if not (np.isfinite(values).all() and values.min() >= 0.0 and values.max() <= 1.0):
+        raise ValueError(f"{name} must be finite and within [0, 1]; normalise them first")
+    return values
+
+
 def write_grey_png(path: str | os.PathLike, values: np.ndarray, *, bits: int = 8) -> pathlib.Path:
     """Write values in [0, 1] as an 8- or 16-bit greyscale PNG.
 
@@ -38,13 +49,9 @@ def write_grey_png(path: str | os.PathLike, values: np.ndarray, *, bits: int = 8
         If ``values`` is not 2-D, holds NaN or values outside [0, 1], or
         ``bits`` is not 8 or 16.
     """
-    values = np.asarray(values, dtype=np.float64)
-    if values.ndim != 2 or 0 in values.shape:
-        raise ValueError(f"values must be a non-empty 2-D array (H, W), got shape {values.shape}")
+    values = check_unit(values)
     if bits not in (8, 16):
         raise ValueError(f"bits must be 8 or 16, got {bits!r}")
-    if not (np.isfinite(values).all() and values.min() >= 0.0 and values.max() <= 1.0):
-        raise ValueError("values must be finite and within [0, 1]; normalise them first")
     top = 255 if bits == 8 else 65535
     pixels = np.rint(values * top).astype(np.uint8 if bits == 8 else np.uint16)
     image = Image.fromarray(pixels)

@@ -13,7 +13,7 @@ from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
 from worldgen.terrain._classify import band_colours
-from worldgen.terrain._maps import MapConfig, MapLayers, make_layers
+from worldgen.terrain._maps import MapConfig, make_layers
 from worldgen.terrain._rivers import draw_rivers
 from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
 from worldgen.terrain._terrain import TerrainConfig, make_terrain, terrain_mesh
@@ -23,16 +23,6 @@ from worldgen.terrain._tilemap import autotile_masks
 # adds its own between "clean-up" and "pictures", and "mesh" at the end.
 STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "files")
 TERRAIN_STAGES = (*STAGES[:5], "ridges", "erosion", "thermal", "rivers", *STAGES[5:], "mesh")
-
-
-def unit_heights(config: MapConfig, layers: MapLayers) -> np.ndarray:
-    """Heights in [0, 1] for export: as made, or for ``normalize='none'``
-    mapped from the fractal's documented bounds."""
-    h = layers.elevation
-    if config.terrain.normalize != "none":
-        return h
-    lo, hi = config.terrain.fractal.bounds(2)
-    return np.clip((h - lo) / (hi - lo), 0.0, 1.0)
 
 
 def shaded_colour_map(
@@ -47,9 +37,7 @@ def shaded_colour_map(
 
 def _relief_shade(config: MapConfig, heights: np.ndarray, relief: float) -> np.ndarray:
     # Water is lit as a level surface at the top of the water bands.
-    water = config.water_classes
-    level = config.bands[max(water)].top if water else 0.0
-    return hillshade(np.maximum(heights, level), exaggeration=relief)
+    return hillshade(np.maximum(heights, config.sea_level), exaggeration=relief)
 
 
 def write_map_set(
@@ -113,7 +101,7 @@ def _write_layers(
     out = pathlib.Path(out)
     if progress is not None:
         progress("pictures")
-    heights = unit_heights(config, layers)
+    heights = config.unit_elevation(layers.elevation)
     colour = shaded_colour_map(config, heights, relief=relief, blend=blend)
     biomes = config.biomes.palette()[layers.biomes]
     biomes = apply_shade(biomes, _relief_shade(config, heights, relief), strength=0.35)

@@ -110,6 +110,20 @@ class MapConfig:
     def water_classes(self) -> tuple[int, ...]:
         return tuple(i for i, b in enumerate(self.bands) if b.name in WATER_BANDS)
 
+    @property
+    def sea_level(self) -> float:
+        """The top of the water bands (0 if there are none)."""
+        water = self.water_classes
+        return self.bands[max(water)].top if water else 0.0
+
+    def unit_elevation(self, elevation: np.ndarray) -> np.ndarray:
+        """Elevation in [0, 1]: as made, or for ``normalize='none'`` mapped
+        from the fractal's documented bounds."""
+        if self.terrain.normalize != "none":
+            return elevation
+        lo, hi = self.terrain.fractal.bounds(2)
+        return np.clip((elevation - lo) / (hi - lo), 0.0, 1.0)
+
 
 @dataclasses.dataclass
 class MapLayers:

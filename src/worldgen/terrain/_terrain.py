@@ -106,12 +106,6 @@ class Terrain:
     sea_level: float
 
 
-def sea_level(config: MapConfig) -> float:
-    """The top of the map's water bands (0 if it has none)."""
-    water = config.water_classes
-    return config.bands[max(water)].top if water else 0.0
-
-
 def make_terrain(map_config: MapConfig, config: TerrainConfig, *, progress=None) -> Terrain:
     """Make the map, then carve it as ``config`` says.
 
@@ -124,10 +118,7 @@ def make_terrain(map_config: MapConfig, config: TerrainConfig, *, progress=None)
             progress(name, *counts)
 
     layers = make_layers(map_config, progress=stage)
-    heights = layers.elevation
-    if map_config.terrain.normalize == "none":
-        lo, hi = map_config.terrain.fractal.bounds(2)
-        heights = np.clip((heights - lo) / (hi - lo), 0.0, 1.0)
+    heights = map_config.unit_elevation(layers.elevation)
     seed = map_config.terrain.seed
     if config.dla > 0.0:
         stage("ridges")
@@ -150,7 +141,7 @@ def make_terrain(map_config: MapConfig, config: TerrainConfig, *, progress=None)
         stage("thermal")
         heights = thermal_erode(heights, config.thermal)
     heights = np.clip(heights, 0.0, 1.0)
-    level = sea_level(map_config)
+    level = map_config.sea_level
     flow = None
     if config.rivers:
         stage("rivers")
