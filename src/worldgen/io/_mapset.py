@@ -18,6 +18,7 @@ from worldgen.terrain._rivers import draw_rivers
 from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
 from worldgen.terrain._terrain import TerrainConfig, make_terrain, terrain_mesh
 from worldgen.terrain._tilemap import autotile_masks
+from worldgen.terrain._window import Window
 
 # The stages a map set goes through, for progress reports; a terrain set
 # adds its own between "clean-up" and "pictures", and "mesh" at the end.
@@ -44,6 +45,7 @@ def write_map_set(
     config: MapConfig,
     out: str | os.PathLike,
     *,
+    window: Window | None = None,
     formats: Sequence[str] = (),
     tile: int | None = None,
     relief: float | None = None,
@@ -63,6 +65,8 @@ def write_map_set(
 
     Parameters
     ----------
+    window : Window, optional
+        The part of the map to make (default: the whole map).
     relief : float, optional
         How many pixels high a height of 1.0 stands, for the shading
         (default: a quarter of the map's larger side).
@@ -77,7 +81,7 @@ def write_map_set(
         The files written, in order.
     """
     relief = _check_options(config, formats, tile, relief)
-    layers = make_layers(config, progress=progress)
+    layers = make_layers(config, window, progress=progress)
     return _write_layers(config, layers, out, formats, tile, relief, blend, progress)
 
 
