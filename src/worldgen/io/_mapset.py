@@ -12,10 +12,12 @@ from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
+from worldgen.noise._validate import check_positive
 from worldgen.terrain._classify import band_colours
 from worldgen.terrain._maps import MapConfig, make_layers
+from worldgen.terrain._pictures import HEIGHT_SCALE, map_pictures, shaded_colour
 from worldgen.terrain._rivers import draw_rivers
-from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
+from worldgen.terrain._shading import legend
 from worldgen.terrain._terrain import TerrainConfig, make_terrain, terrain_mesh
 from worldgen.terrain._tilemap import autotile_masks
 from worldgen.terrain._window import Window
@@ -24,21 +26,6 @@ from worldgen.terrain._window import Window
 # adds its own between "clean-up" and "pictures", and "mesh" at the end.
 STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "files")
 TERRAIN_STAGES = (*STAGES[:5], "ridges", "erosion", "thermal", "rivers", *STAGES[5:], "mesh")
-
-
-def shaded_colour_map(
-    config: MapConfig, heights: np.ndarray, *, relief: float, blend: bool = False
-) -> np.ndarray:
-    """Band colours (stepped, or blended between band tops) with hillshading;
-    water is shaded as a level surface at the top of the water bands."""
-    stops = [(b.top, b.colour) for b in config.bands]
-    rgb = colour_ramp(heights, stops, blend=blend)
-    return apply_shade(rgb, _relief_shade(config, heights, relief), strength=0.6)
-
-
-def _relief_shade(config: MapConfig, heights: np.ndarray, relief: float) -> np.ndarray:
-    # Water is lit as a level surface at the top of the water bands.
-    return hillshade(np.maximum(heights, config.sea_level), exaggeration=relief)
 
 
 def write_map_set(
@@ -68,8 +55,10 @@ def write_map_set(
     window : Window, optional
         The part of the map to make (default: the whole map).
     relief : float, optional
-        How many pixels high a height of 1.0 stands, for the shading
-        (default: a quarter of the map's larger side).
+        How many cells high a height of 1.0 stands, for the shading
+        (default :data:`~worldgen.terrain.HEIGHT_SCALE`, 128; a world unit,
+        so every window's pictures are crops of the whole map's, see
+        :func:`~worldgen.terrain.map_pictures`).
     blend : bool
         Blend band colours instead of stepping them.
     progress : callable, optional
@@ -82,7 +71,7 @@ def write_map_set(
     """
     relief = _check_options(config, formats, tile, relief)
     layers = make_layers(config, window, progress=progress)
-    return _write_layers(config, layers, out, formats, tile, relief, blend, progress)
+    return _write_layers(config, window, layers, out, formats, tile, relief, blend, progress)
 
 
 def _check_options(config: MapConfig, formats, tile, relief) -> float:
@@ -92,31 +81,25 @@ def _check_options(config: MapConfig, formats, tile, relief) -> float:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if tile is not None and (isinstance(tile, bool) or not isinstance(tile, int) or tile < 1):
         raise ValueError(f"tile must be a positive integer, got {tile!r}")
-    terrain = config.terrain
-    relief = max(terrain.width, terrain.height) / 4 if relief is None else float(relief)
-    if not (np.isfinite(relief) and relief > 0):
-        raise ValueError(f"relief must be a finite number > 0, got {relief!r}")
-    return relief
+    return HEIGHT_SCALE if relief is None else check_positive(relief, "relief")
 
 
 def _write_layers(
-    config, layers, out, formats, tile, relief, blend, progress
+    config, window, layers, out, formats, tile, relief, blend, progress
 ) -> list[pathlib.Path]:
     out = pathlib.Path(out)
     if progress is not None:
         progress("pictures")
-    heights = config.unit_elevation(layers.elevation)
-    colour = shaded_colour_map(config, heights, relief=relief, blend=blend)
-    biomes = config.biomes.palette()[layers.biomes]
-    biomes = apply_shade(biomes, _relief_shade(config, heights, relief), strength=0.35)
+    pictures = map_pictures(config, window, layers=layers, relief=relief, blend=blend)
+    heights = pictures.height
     key = legend(config.biomes.names, [tuple(c) for c in config.biomes.palette()])
     if progress is not None:
         progress("files")
     written = [
         write_heightmap(out / "height.png", heights, "png16"),
-        write_rgb_png(out / "colour.png", colour),
-        write_rgb_png(out / "normal.png", normal_map(heights, strength=relief)),
-        write_rgb_png(out / "biomes.png", biomes),
+        write_rgb_png(out / "colour.png", pictures.colour),
+        write_rgb_png(out / "normal.png", pictures.normal),
+        write_rgb_png(out / "biomes.png", pictures.biomes),
         write_rgb_png(out / "biomes_legend.png", key),
     ]
     names = [b.name for b in config.bands]
@@ -164,8 +147,10 @@ def write_terrain_set(
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
     out = pathlib.Path(out)
     terrain = make_terrain(config, terrain_config, progress=progress)
-    written = _write_layers(config, terrain.layers, out, formats, tile, relief, blend, progress)
-    colour = shaded_colour_map(config, terrain.heights, relief=relief, blend=blend)
+    written = _write_layers(
+        config, None, terrain.layers, out, formats, tile, relief, blend, progress
+    )
+    colour = shaded_colour(config, terrain.heights, relief=relief, blend=blend, halo=0)
     if terrain.rivers is not None:
         colour = draw_rivers(colour, terrain.rivers)
     written.append(write_heightmap(out / "eroded.png", terrain.heights, "png16"))
