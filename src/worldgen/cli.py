@@ -251,7 +251,8 @@ def map_command(
     relief: Annotated[
         float | None,
         Opt(
-            help="Pixels high a height of 1.0 stands, for shading. [default: a quarter of the larger side]"
+            help="Cells high a height of 1.0 stands, for shading (a world unit: every "
+            "window shades alike). [default: 128; a preset's grows with the map]"
         ),
     ] = None,
     export: Annotated[

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pathlib
 from collections.abc import Callable, Sequence
@@ -12,10 +13,9 @@ from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
-from worldgen.noise._validate import check_positive
 from worldgen.terrain._classify import band_colours
 from worldgen.terrain._maps import MapConfig, make_layers
-from worldgen.terrain._pictures import HEIGHT_SCALE, map_pictures, shaded_colour
+from worldgen.terrain._pictures import map_pictures, shaded_colour
 from worldgen.terrain._rivers import draw_rivers
 from worldgen.terrain._shading import legend
 from worldgen.terrain._terrain import TerrainConfig, make_terrain, terrain_mesh
@@ -56,8 +56,8 @@ def write_map_set(
         The part of the map to make (default: the whole map).
     relief : float, optional
         How many cells high a height of 1.0 stands, for the shading
-        (default :data:`~worldgen.terrain.HEIGHT_SCALE`, 128; a world unit,
-        so every window's pictures are crops of the whole map's, see
+        (default: ``config.relief``; a world unit, so every window's
+        pictures are crops of the whole map's, see
         :func:`~worldgen.terrain.map_pictures`).
     blend : bool
         Blend band colours instead of stepping them.
@@ -69,28 +69,29 @@ def write_map_set(
     list of pathlib.Path
         The files written, in order.
     """
-    relief = _check_options(config, formats, tile, relief)
+    config = _check_options(config, formats, tile, relief)
     layers = make_layers(config, window, progress=progress)
-    return _write_layers(config, window, layers, out, formats, tile, relief, blend, progress)
+    return _write_layers(config, window, layers, out, formats, tile, blend, progress)
 
 
-def _check_options(config: MapConfig, formats, tile, relief) -> float:
-    """Validate before any work, so that bad options write nothing."""
+def _check_options(config: MapConfig, formats, tile, relief) -> MapConfig:
+    """Validate before any work, so that bad options write nothing; the
+    config with ``relief``, if given."""
     for fmt in formats:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if tile is not None and (isinstance(tile, bool) or not isinstance(tile, int) or tile < 1):
         raise ValueError(f"tile must be a positive integer, got {tile!r}")
-    return HEIGHT_SCALE if relief is None else check_positive(relief, "relief")
+    return config if relief is None else dataclasses.replace(config, relief=relief)
 
 
 def _write_layers(
-    config, window, layers, out, formats, tile, relief, blend, progress
+    config, window, layers, out, formats, tile, blend, progress
 ) -> list[pathlib.Path]:
     out = pathlib.Path(out)
     if progress is not None:
         progress("pictures")
-    pictures = map_pictures(config, window, layers=layers, relief=relief, blend=blend)
+    pictures = map_pictures(config, window, layers=layers, blend=blend)
     heights = pictures.height
     key = legend(config.biomes.names, [tuple(c) for c in config.biomes.palette()])
     if progress is not None:
@@ -141,16 +142,14 @@ def write_terrain_set(
     it was deposited) and ``terrain.<fmt>`` for each of ``meshes``
     (``glb``, ``obj``, ``ply``, ``stl``), textured with ``terrain.png``.
     """
-    relief = _check_options(config, formats, tile, relief)
+    config = _check_options(config, formats, tile, relief)
     for fmt in meshes:
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
     out = pathlib.Path(out)
     terrain = make_terrain(config, terrain_config, progress=progress)
-    written = _write_layers(
-        config, None, terrain.layers, out, formats, tile, relief, blend, progress
-    )
-    colour = shaded_colour(config, terrain.heights, relief=relief, blend=blend, halo=0)
+    written = _write_layers(config, None, terrain.layers, out, formats, tile, blend, progress)
+    colour = shaded_colour(config, terrain.heights, blend=blend, halo=0)
     if terrain.rivers is not None:
         colour = draw_rivers(colour, terrain.rivers)
     written.append(write_heightmap(out / "eroded.png", terrain.heights, "png16"))
