@@ -11,12 +11,15 @@ import contextlib
 import enum
 import pathlib
 import warnings
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+if TYPE_CHECKING:
+    from worldgen.terrain import Window
 
 app = typer.Typer(
     add_completion=False,
@@ -122,7 +125,7 @@ def _map_window(
     terrain: dict[str, Any],
     x: int | None,
     y: int | None,
-):
+) -> tuple[dict[str, Any], int, int, Window | None]:
     """:func:`_map_data` for a window of the map, with the normalisation rule.
 
     Without ``x`` and ``y`` this is ``_map_data`` and no window (the whole

@@ -8,8 +8,8 @@ table ``[palette]`` of ``name = [r, g, b]`` colours to change.
 A map config file has optional tables ``[terrain]`` (the fields of
 :class:`~worldgen.terrain.NoiseMap`), ``[mask]``, ``[curve]``, ``[cleanup]``,
 ``[biomes]``, an array of tables ``[[bands]]`` and top-level
-``climate_scale`` and ``relief``. Anything left out takes its documented default. Unknown
-keys are errors, so a typo never passes silently::
+``climate_scale`` and ``relief``. Anything left out takes its documented
+default. Unknown keys are errors, so a typo never passes silently::
 
     climate_scale = 2.0
 
