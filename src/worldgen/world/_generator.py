@@ -253,20 +253,26 @@ def _hash01(key, x, y, z):
 
 
 @kernel
-def _column_layers(grid, count, gx0, gz0, x, z, out):
-    # The first ``count`` grid fields at column (x, z), one value per grid
-    # layer: bilinear in x then z, into out (F, Y).
+def _column_layers(grid, first, stop, layers, gx0, gz0, x, z, out):
+    # Grid fields first..stop-1 at column (x, z), one value per grid layer
+    # below ``layers``: bilinear in x then z, into out (F, Y).
     dx = x - gx0
     dz = z - gz0
     i = dx // 4
     k = dz // 4
     u = (dx % 4) * 0.25
     w = (dz % 4) * 0.25
-    for f in range(count):
-        for j in range(grid.shape[1]):
+    for f in range(first, stop):
+        for j in range(min(layers, grid.shape[1])):
             a = grid[f, j, k, i] + u * (grid[f, j, k, i + 1] - grid[f, j, k, i])
             b = grid[f, j, k + 1, i] + u * (grid[f, j, k + 1, i + 1] - grid[f, j, k + 1, i])
             out[f, j] = a + w * (b - a)
+
+
+@kernel
+def _reach(dy):
+    # Grid layers that _at reads for heights up to dy blocks above y_min.
+    return (dy >> 3) + 3
 
 
 @kernel
@@ -292,7 +298,7 @@ def _solid(three_d, surface, height, relief, layers, y, y_min, y_max):
         return y <= surface
     if y <= y_min + 8:
         return True
-    if y > y_max - 24:
+    if y > y_max - 24 or y > height + relief * _NOISE_BOUND:
         return False
     return height - y + relief * _at(layers, TERRAIN, y - y_min) > 0.0
 
@@ -305,11 +311,11 @@ def _surface_3d(height, relief, grid, gx0, gz0, x0, z0, y_min, y_max):
     layers = np.empty((1, grid.shape[1]))
     for k in range(depth):
         for i in range(width):
-            _column_layers(grid, 1, gx0, gz0, x0 + i, z0 + k, layers)
             h = height[k, i]
             r = relief[k, i]
             # Above height + relief * bound the density is negative.
-            y = min(y_max - 24, int(np.floor(h + r * _NOISE_BOUND)) + 1)
+            y = max(min(y_max - 24, int(np.floor(h + r * _NOISE_BOUND)) + 1), y_min)
+            _column_layers(grid, 0, 1, _reach(y - y_min), gx0, gz0, x0 + i, z0 + k, layers)
             while y > y_min + 8 and not _solid(True, 0, h, r, layers, y, y_min, y_max):
                 y -= 1
             out[k, i] = y
@@ -395,18 +401,22 @@ def _fill(
     # columns each side.
     ny, depth, width = blocks.shape
     layers = np.empty((grid.shape[0], grid.shape[1]))
-    count = grid.shape[0] if caves else 1
     for k in range(depth):
         for i in range(width):
             kk = k + margin
             ii = i + margin
             x = x0 + i
             z = z0 + k
-            if three_d or caves:
-                _column_layers(grid, count, gx0, gz0, x, z, layers)
             top = surface[kk, ii]
             h = height[kk, ii]
             r = relief[kk, ii]
+            # Only the layers that the terrain and caves read.
+            if three_d:
+                peak = max(min(y_max - 24, int(np.floor(h + r * _NOISE_BOUND)) + 1), y_min)
+                _column_layers(grid, 0, 1, _reach(peak - y_min), gx0, gz0, x, z, layers)
+            if caves:
+                reach = _reach(max(top, y_min) - y_min)
+                _column_layers(grid, 1, grid.shape[0], reach, gx0, gz0, x, z, layers)
             b = biome[kk, ii]
             run_top = top
             above = AIR
@@ -508,7 +518,8 @@ def _trees(
                 if ground < sea_level or ground + trunk + 3 >= y_max:
                     continue
                 if caves:
-                    _column_layers(grid, grid.shape[0], gx0, gz0, tx, tz, layers)
+                    reach = _reach(ground - y_min)
+                    _column_layers(grid, 1, grid.shape[0], reach, gx0, gz0, tx, tz, layers)
                     if _cave(layers, ground, y_min, ground, shore[k, i]):
                         continue
                 top = ground + trunk
