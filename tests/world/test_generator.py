@@ -6,6 +6,7 @@ import hashlib
 import numpy as np
 import pytest
 
+from worldgen.world import _config
 from worldgen.world._blocks import (
     AIR,
     BEDROCK,
@@ -19,8 +20,9 @@ from worldgen.world._blocks import (
     WATER,
     WOOD,
 )
-from worldgen.world._config import WorldConfig
+from worldgen.world._config import GENERATOR_VERSION, WorldConfig
 from worldgen.world._generator import GRID_CELL, generate_region, lattice_shift
+from worldgen.world._store import ChunkStore, StoreMismatchError
 
 CONFIG = WorldConfig(seed=3)
 
@@ -244,6 +246,17 @@ def test_aquifers_flood_some_caves_below_sea_level_and_never_float():
 def test_bad_world_config(kwargs, message):
     with pytest.raises((TypeError, ValueError), match=message):
         WorldConfig(**kwargs)
+
+
+def test_a_store_of_generator_version_1_is_refused(tmp_path, monkeypatch):
+    config = WorldConfig(seed=3)
+    monkeypatch.setattr(_config, "GENERATOR_VERSION", 1)
+    old_key = config.key
+    monkeypatch.undo()
+    assert GENERATOR_VERSION == 2 and old_key != config.key
+    ChunkStore(tmp_path / "world.db", old_key).close()
+    with pytest.raises(StoreMismatchError):
+        ChunkStore(tmp_path / "world.db", config.key)
 
 
 def test_config_key_changes_with_shape_not_colours():
