@@ -5,6 +5,8 @@ import hashlib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from worldgen.world import _config
 from worldgen.world._blocks import (
@@ -39,6 +41,18 @@ def test_chunks_made_alone_equal_one_big_region():
             z, x = 16 * cz + 32, 16 * cx + 16
             assert np.array_equal(big[:, z : z + 16, x : x + 16], blocks)
             assert np.array_equal(big_heights[z : z + 16, x : x + 16], heights)
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    st.integers(-(2**20), 2**20), st.integers(-(2**20), 2**20), st.sampled_from(["3d", "heightmap"])
+)
+def test_any_chunk_equals_the_crop_of_a_region_around_it(cx, cz, terrain):
+    config = WorldConfig(seed=5, terrain=terrain)
+    big, big_heights = generate_region(config, 16 * cx - 5, 16 * cz - 7, 27, 30)
+    blocks, heights = chunk(config, cx, cz)
+    assert np.array_equal(big[:, 7:23, 5:21], blocks)
+    assert np.array_equal(big_heights[7:23, 5:21], heights)
 
 
 def test_a_tree_across_a_chunk_border_is_whole_in_both_chunks():

@@ -23,6 +23,7 @@ from worldgen.world._blocks import (
 )
 from worldgen.world._render import (
     CAVE_COLOUR,
+    OVERHANG_SHADE,
     SKY_COLOUR,
     _surface,
     cross_section,
@@ -208,6 +209,15 @@ def test_top_down_lights_from_the_north_west_and_tints_by_height():
     low = top_down(meadow, y_min=61 - 40, sea_level=62)
     assert np.array_equal(at_sea[0, 0], flat_colour(GRASS))
     assert np.all(high[0, 0] > at_sea[0, 0]) and np.all(low[0, 0] < at_sea[0, 0])
+
+
+def test_top_down_shades_overhangs():
+    blocks = np.zeros((5, 1, 2), dtype=np.uint8)
+    blocks[:3] = STONE
+    blocks[4] = STONE  # x 0: a roof of stone over a block of air
+    blocks[3, 0, 1] = STONE  # x 1: stone up to the same top, no air
+    image = top_down(blocks, y_min=0, sea_level=4).astype(float)
+    assert np.allclose(image[0, 0], image[0, 1] * OVERHANG_SHADE, atol=0.5)
 
 
 @given(regions)
