@@ -27,7 +27,7 @@ class WorldConfig:
         Any 64-bit integer.
     y_min, y_max : int
         The vertical range, ``y_min <= y < y_max``, as Minecraft's -64 to
-        320 by default; its height must be a multiple of 8 (the cave grid's
+        320 by default; its height must be a multiple of 8 (the 3D grid's
         vertical cell).
     sea_level : int
         The highest y that water fills (62).

@@ -33,14 +33,16 @@ any order, on any thread, are the same bytes.
   sea, so caves never break into a sea floor or shore.
 - **Coarse grid.** Every 3D noise (terrain and caves) is evaluated on a grid
   of cells 4 x 8 x 4 blocks aligned to world coordinates and interpolated
-  to every block (bilinearly across, then linearly up), as production
-  generators do. Each noise has its own derived seed and its own
-  irrational shift of the lattice (multiples of the golden ratio) and
-  scale, so no two noises share a lattice plane or line: two noises that
-  are both zero along a shared lattice line would cut a straight slit.
-  Tunnel conditions (``a^2 + b^2 < t``) are applied to the interpolated
-  noises, not interpolated themselves, so tunnels keep round sections
-  instead of one-block slits along the grid's layers.
+  to every block, as production generators do: bilinearly across, then up
+  the column by a Catmull-Rom spline through four layers (linear
+  interpolation up puts every extremum of a field on a layer, so thin
+  caves there flatten into one-block sheets). Each noise has its own
+  derived seed, scale and irrational shift of the lattice (multiples of
+  the golden ratio), so no two noises share a lattice plane or line: two
+  noises that are both zero along a shared lattice line cut a straight
+  slit. Tunnel conditions (``a^2 + b^2 < t``) are applied to the
+  interpolated noises, not interpolated themselves, so tunnels keep round
+  sections.
 - **Aquifers.** The world is divided into cells of 32 x 32 columns, each
   with a hashed, jittered centre and a fluid level: dry, water, or (deep
   ones) lava. A column belongs to its nearest centre; its caves fill with
