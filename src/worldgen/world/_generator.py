@@ -45,10 +45,12 @@ any order, on any thread, are the same bytes.
   sections.
 - **Aquifers.** The world is divided into cells of 32 x 32 columns, each
   with a hashed, jittered centre and a fluid level: dry, water, or (deep
-  ones) lava. A column belongs to its nearest centre; its caves fill with
-  that fluid up to that level. Where two aquifers with different levels
-  meet, a band of 3 columns keeps its stone up to the higher level, so a
-  wall holds the fluid back. A cave cell directly under fluid stays
+  ones) lava. A column belongs to the centre nearest to its position
+  warped by up to 10 blocks (a 2D noise, so borders wander instead of
+  running straight); its caves fill with that fluid up to that level.
+  Where two aquifers with different levels meet, a band about 4 warped
+  blocks wide keeps its stone up to the higher level, so a wall holds the
+  fluid back. A cave cell directly under fluid stays
   solid, so no fluid ever rests on air.
 - **Water** fills every non-cave air block up to ``sea_level`` (the top
   water block freezes in cold biomes).
@@ -108,6 +110,8 @@ _FIELDS = {
     "detail": (4, 32.0, 3),
     "temperature": (5, 1024.0, 3),
     "moisture": (6, 768.0, 3),
+    "aquifer warp x": (17, 40.0, 2),
+    "aquifer warp z": (18, 40.0, 2),
 }
 # Grid fields, in this order: (tag, blocks per lattice cell across and up,
 # octaves). The scales differ pairwise as well as the seeds and shifts.
@@ -139,7 +143,8 @@ _NOISE_BOUND = 1.0363538114 * 1.25
 
 AQUIFER_CELL = 32
 AQUIFER_DRY = 0.35  # chance that an aquifer holds no fluid
-AQUIFER_BARRIER = 1.5  # half-width in blocks of the wall between aquifers
+AQUIFER_WARP = 10.0  # blocks by which aquifer borders wander
+AQUIFER_BARRIER = 2.0  # half-width (warped blocks) of the wall between aquifers
 LAVA_BELOW = 24  # aquifers with levels under y_min + LAVA_BELOW hold lava
 
 _BASE = HeightCurve(
@@ -178,6 +183,8 @@ class Columns:
     continent: np.ndarray  # float64
     temperature: np.ndarray  # float64, scaled to about [-1, 1]
     moisture: np.ndarray  # float64, scaled to about [-1, 1]
+    aquifer_x: np.ndarray  # float64, warped x at which aquifers are looked up
+    aquifer_z: np.ndarray  # float64, warped z
 
 
 def columns(config: WorldConfig, x0: int, z0: int, width: int, depth: int) -> Columns:
@@ -197,7 +204,15 @@ def columns(config: WorldConfig, x0: int, z0: int, width: int, depth: int) -> Co
     mountain = inland * _AMPLITUDE(field["erosion"]) * _PEAKS(peaks_valleys)
     height = config.sea_level + _BASE(c) + mountain + 4.0 * field["detail"]
     relief = np.minimum(RELIEF_BASE + RELIEF_SLOPE * np.maximum(mountain, 0.0), RELIEF_MAX)
-    return Columns(height, relief, c, field["temperature"] / 0.45, field["moisture"] / 0.45)
+    return Columns(
+        height,
+        relief,
+        c,
+        field["temperature"] / 0.45,
+        field["moisture"] / 0.45,
+        wx[None, :] + AQUIFER_WARP * field["aquifer warp x"],
+        wz[:, None] + AQUIFER_WARP * field["aquifer warp z"],
+    )
 
 
 def biomes(cols: Columns, surface: np.ndarray, sea_level: int) -> np.ndarray:
@@ -358,18 +373,20 @@ def _aquifer_centre(key, c, r, y_min, sea_level):
 
 
 @kernel
-def _aquifers(x0, z0, width, depth, key, y_min, sea_level):
-    # Per column: fluid level, fluid, and the level up to which caves stay
-    # solid (a wall between two aquifers that differ), or y_min - 1.
+def _aquifers(warped_x, warped_z, key, y_min, sea_level):
+    # Per column, looked up at its warped position: fluid level, fluid, and
+    # the level up to which caves stay solid (a wall between two aquifers
+    # that differ), or y_min - 1.
+    depth, width = warped_x.shape
     level = np.empty((depth, width), dtype=np.int64)
     fluid = np.empty((depth, width), dtype=np.uint8)
     wall = np.full((depth, width), y_min - 1, dtype=np.int64)
     for k in range(depth):
-        z = z0 + k
         for i in range(width):
-            x = x0 + i
-            c0 = x // AQUIFER_CELL
-            r0 = z // AQUIFER_CELL
+            x = warped_x[k, i]
+            z = warped_z[k, i]
+            c0 = int(np.floor(x / AQUIFER_CELL))
+            r0 = int(np.floor(z / AQUIFER_CELL))
             d1 = d2 = np.inf
             p1x = p1z = p2x = p2z = 0.0
             l1 = l2 = 0
@@ -599,7 +616,7 @@ def generate_region(
     if config.caves and config.aquifers:
         aquifer_key = np.uint64(derive_seed(config.seed, 0x41515546))
         level, fluid, wall = _aquifers(
-            ex0, ez0, ewidth, edepth, aquifer_key, config.y_min, config.sea_level
+            cols.aquifer_x, cols.aquifer_z, aquifer_key, config.y_min, config.sea_level
         )
     else:
         level = np.full(surface.shape, config.y_min - 1, dtype=np.int64)
