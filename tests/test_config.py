@@ -112,5 +112,5 @@ def test_world_config_from_toml(tmp_path):
     assert dict(config.palette)["grass"] == (10, 200, 10)
     with pytest.raises(ValueError, match=r"unknown key 'sead' in \[world\]"):
         world_config({"sead": 1})
-    with pytest.raises(ValueError, match=r"unknown block 'lava' in \[palette\]"):
-        world_config({"palette": {"lava": [255, 0, 0]}})
+    with pytest.raises(ValueError, match=r"unknown block 'obsidian' in \[palette\]"):
+        world_config({"palette": {"obsidian": [255, 0, 0]}})

@@ -394,6 +394,13 @@ def terrain_command(
     _written(written, out, f"{t.width}x{t.height}, seed {t.seed}")
 
 
+class WorldTerrain(enum.StrEnum):
+    """The voxel world's ground (``WorldConfig.terrain``)."""
+
+    three_d = "3d"
+    heightmap = "heightmap"
+
+
 @app.command("world")
 def world_command(
     out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
@@ -417,6 +424,10 @@ def world_command(
     trees: Annotated[
         bool | None, Opt("--trees/--no-trees", help="Grow trees. [default: on]")
     ] = None,
+    terrain: Annotated[
+        WorldTerrain | None,
+        Opt(help="Ground: 3d (overhangs, arches) or heightmap. [default: 3d]"),
+    ] = None,
 ) -> None:
     """Generate the voxel world around a point into a chunk store, then draw it: map, section, block mesh."""
     from worldgen.config import load_toml, world_config
@@ -425,6 +436,7 @@ def world_command(
     try:
         data = load_toml(config) if config is not None else {}
         given = {"seed": seed, "caves": caves, "trees": trees}
+        given["terrain"] = None if terrain is None else terrain.value
         settings = world_config({**data, **{k: v for k, v in given.items() if v is not None}})
         with _progress() as bar:
             task = bar.add_task("chunks", total=None)

@@ -48,6 +48,17 @@ def test_world_command_and_a_mismatched_store(tmp_path):
     assert from_file.exit_code == 0 and "(seed 9," in from_file.output
 
 
+def test_world_command_terrain_option(tmp_path):
+    args = ["world", "--out", str(tmp_path), "--radius", "8", "--mesh-radius", "8"]
+    result = runner.invoke(app, [*args, "--terrain", "heightmap", "--no-caves"])
+    assert result.exit_code == 0, result.output
+    config = WorldConfig(terrain="heightmap", caves=False)
+    with ChunkStore(tmp_path / "world.db", config.key) as store:
+        assert store.get(0, 0).same(generate_chunk(config, 0, 0))
+    bad = runner.invoke(app, [*args, "--terrain", "2d"])
+    assert bad.exit_code != 0 and "2d" in bad.output
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_store_contents_do_not_depend_on_threads(tmp_path, threads):
     config = WorldConfig(seed=4)

@@ -13,6 +13,7 @@ from worldgen.world._blocks import (
     DIRT,
     GRASS,
     ICE,
+    LAVA,
     PALETTE,
     SAND,
     SNOW,
@@ -22,6 +23,7 @@ from worldgen.world._blocks import (
 )
 from worldgen.world._render import (
     CAVE_COLOUR,
+    OVERHANG_SHADE,
     SKY_COLOUR,
     _surface,
     cross_section,
@@ -90,9 +92,12 @@ def naive_faces(blocks):
             window[axis] = slice(1 + step, padded.shape[axis] - 1 + step)
             neighbour = padded[tuple(window)]
             solid_face = SOLID[blocks] & ~SOLID[neighbour]
+            lava_face = (blocks == LAVA) & np.isin(neighbour, [AIR, WATER])
             water_face = (blocks == WATER) & (neighbour == AIR)
             faces[axis, side] = np.where(
-                solid_face, blocks.astype(int) + 1, np.where(water_face, WATER + 1, 0)
+                solid_face | lava_face,
+                blocks.astype(int) + 1,
+                np.where(water_face, WATER + 1, 0),
             )
     return faces
 
@@ -204,6 +209,15 @@ def test_top_down_lights_from_the_north_west_and_tints_by_height():
     low = top_down(meadow, y_min=61 - 40, sea_level=62)
     assert np.array_equal(at_sea[0, 0], flat_colour(GRASS))
     assert np.all(high[0, 0] > at_sea[0, 0]) and np.all(low[0, 0] < at_sea[0, 0])
+
+
+def test_top_down_shades_overhangs():
+    blocks = np.zeros((5, 1, 2), dtype=np.uint8)
+    blocks[:3] = STONE
+    blocks[4] = STONE  # x 0: a roof of stone over a block of air
+    blocks[3, 0, 1] = STONE  # x 1: stone up to the same top, no air
+    image = top_down(blocks, y_min=0, sea_level=4).astype(float)
+    assert np.allclose(image[0, 0], image[0, 1] * OVERHANG_SHADE, atol=0.5)
 
 
 @given(regions)
@@ -318,12 +332,15 @@ def test_rectangles_cover_exactly_the_exposed_faces(blocks, y_min, x0, z0):
     behind, front = sides(mesh, blocks, y_min, (x0, z0))
     water = mesh.face_colours[:, 3] == WATER_ALPHA
     assert np.all(behind[water] == WATER) and np.all(front[water] == AIR)
-    assert np.all(SOLID[behind[~water]]) and not np.any(SOLID[front[~water]])
+    lava = behind == LAVA
+    assert np.all(SOLID[behind[~water & ~lava]]) and not np.any(SOLID[front[~water]])
+    assert np.isin(front[lava], [AIR, WATER]).all()
     assert np.all(mesh.face_colours[~water, 3] == 255)
     assert np.array_equal(mesh.face_colours[:, :3], COLOURS[behind])
 
-    opaque = mesh.faces[~water]
-    volume = signed_volume(mesh.vertices, opaque)
+    # The faces of solid blocks close around them (lava's are open where it
+    # meets a solid block).
+    volume = signed_volume(mesh.vertices, mesh.faces[SOLID[behind]])
     assert volume == pytest.approx(np.count_nonzero(SOLID[blocks]))
 
 
@@ -358,11 +375,23 @@ def test_glb_round_trip(tmp_path):
     mesh = greedy_mesh(blocks, y_min=-64, origin=(16, 32))
     target = tmp_path / "sub" / "region.glb"
     assert write_voxel_glb(target, mesh) == target
-    loaded = trimesh.load(target, force="mesh", process=False)
-    assert len(loaded.faces) == len(mesh.faces)
-    assert np.array_equal(loaded.visual.face_colors, mesh.face_colours)
-    assert np.allclose(loaded.vertices[loaded.faces], mesh.vertices[mesh.faces])
+    scene = trimesh.load(target, process=False)
+    water = mesh.face_colours[:, 3] == WATER_ALPHA
+    assert water.any() and not water.all()
+    for name, chosen, mode in (("blocks", ~water, "OPAQUE"), ("water", water, "BLEND")):
+        loaded = scene.geometry[name]
+        assert loaded.visual.material.alphaMode == mode
+        colours = loaded.visual.vertex_attributes["color"][loaded.faces[:, 0]]
+        assert np.array_equal(colours, mesh.face_colours[chosen])
+        assert np.allclose(loaded.vertices[loaded.faces], mesh.vertices[mesh.faces[chosen]])
     assert sorted(p.name for p in target.parent.iterdir()) == ["region.glb"]
+
+
+def test_glb_without_water_has_one_opaque_mesh(tmp_path):
+    target = write_voxel_glb(tmp_path / "stone.glb", greedy_mesh(np.ones((2, 2, 2), np.uint8)))
+    scene = trimesh.load(target, process=False)
+    assert list(scene.geometry) == ["blocks"]
+    assert scene.geometry["blocks"].visual.material.alphaMode == "OPAQUE"
 
 
 # --------------------------------------------------------------- bad inputs

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 # (name, colour); a block's id is its index. Air is 0. Solid blocks are
-# everything but air and water (see SOLID).
+# everything but air and the fluids, water and lava (see SOLID).
 PALETTE: tuple[tuple[str, tuple[int, int, int]], ...] = (
     ("air", (0, 0, 0)),
     ("stone", (125, 125, 125)),
@@ -23,6 +23,7 @@ PALETTE: tuple[tuple[str, tuple[int, int, int]], ...] = (
     ("iron ore", (200, 160, 130)),
     ("gold ore", (245, 210, 60)),
     ("diamond ore", (100, 220, 220)),
+    ("lava", (230, 100, 20)),
 )
 
 NAMES = tuple(name for name, _ in PALETTE)
@@ -44,7 +45,8 @@ COAL = ID["coal ore"]
 IRON = ID["iron ore"]
 GOLD = ID["gold ore"]
 DIAMOND = ID["diamond ore"]
+LAVA = ID["lava"]
 
-# Per id: is it solid (not air, not water)? And its colour.
-SOLID = np.array([name not in ("air", "water") for name in NAMES], dtype=np.bool_)
+# Per id: is it solid (not air, water or lava)? And its colour.
+SOLID = np.array([name not in ("air", "water", "lava") for name in NAMES], dtype=np.bool_)
 COLOURS = np.array([colour for _, colour in PALETTE], dtype=np.uint8)

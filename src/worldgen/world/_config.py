@@ -12,7 +12,9 @@ from worldgen.world._blocks import PALETTE
 
 # Bumped whenever generation changes what a config makes, so that stores
 # made by an older generator are never mixed with new chunks.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
+
+TERRAINS = ("3d", "heightmap")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,12 +27,20 @@ class WorldConfig:
         Any 64-bit integer.
     y_min, y_max : int
         The vertical range, ``y_min <= y < y_max``, as Minecraft's -64 to
-        320 by default; its height must be a multiple of 8 (the cave grid's
+        320 by default; its height must be a multiple of 8 (the 3D grid's
         vertical cell).
     sea_level : int
         The highest y that water fills (62).
+    terrain : {'3d', 'heightmap'}
+        How the ground is shaped: ``'3d'`` (the default), solid where a 3D
+        density is positive, so cliffs lean out and overhangs and arches
+        form in the mountains; ``'heightmap'``, solid up to one height per
+        column (no overhangs).
     caves : bool
-        Carve caverns and tunnels (True).
+        Carve cheese caverns, spaghetti and noodle tunnels (True).
+    aquifers : bool
+        Fill caves below sea level with water and lava pockets, each with
+        its own level (True); without, caves are dry.
     trees : bool
         Grow trees (True).
     ores : bool
@@ -54,7 +64,9 @@ class WorldConfig:
     y_min: int = -64
     y_max: int = 320
     sea_level: int = 62
+    terrain: str = "3d"
     caves: bool = True
+    aquifers: bool = True
     trees: bool = True
     ores: bool = True
     palette: tuple[tuple[str, tuple[int, int, int]], ...] = PALETTE
@@ -73,7 +85,9 @@ class WorldConfig:
             raise ValueError(
                 f"sea_level must lie between y_min + 16 and y_max - 33, got {self.sea_level}"
             )
-        for name in ("caves", "trees", "ores"):
+        if self.terrain not in TERRAINS:
+            raise ValueError(f"terrain must be '3d' or 'heightmap', got {self.terrain!r}")
+        for name in ("caves", "aquifers", "trees", "ores"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         palette = tuple((str(n), tuple(int(v) for v in c)) for n, c in self.palette)
@@ -96,7 +110,8 @@ class WorldConfig:
         """A short human-readable account of what shapes the blocks."""
         return (
             f"seed {self.seed}, y {self.y_min}..{self.y_max}, sea level {self.sea_level}, "
-            f"caves {self.caves}, trees {self.trees}, ores {self.ores}, generator v{GENERATOR_VERSION}"
+            f"{self.terrain} terrain, caves {self.caves}, aquifers {self.aquifers}, "
+            f"trees {self.trees}, ores {self.ores}, generator v{GENERATOR_VERSION}"
         )
 
     @property

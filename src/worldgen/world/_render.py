@@ -14,7 +14,7 @@ import numpy as np
 from worldgen._jit import kernel
 from worldgen.noise._validate import check_int
 from worldgen.terrain._shading import apply_shade, hillshade
-from worldgen.world._blocks import AIR, COLOURS, PALETTE, WATER
+from worldgen.world._blocks import AIR, COLOURS, PALETTE, SOLID, WATER
 
 # Air in a cross-section: above the ground of its column, and below it.
 SKY_COLOUR = (170, 205, 240)
@@ -30,6 +30,9 @@ ELEVATION_TINT = 0.25
 RELIEF = 64.0
 # How strongly the hillshade darkens land (see apply_shade).
 SHADE_STRENGTH = 0.5
+# Land whose top block roofs air (an overhang, arch or floating rock) is
+# drawn at this share of its brightness, the shadow it casts.
+OVERHANG_SHADE = 0.7
 
 # World heights stay well inside int64 arithmetic and float64 precision.
 _HEIGHT_LIMIT = 2**30
@@ -140,6 +143,9 @@ def top_down(blocks: np.ndarray, *, y_min: int = -64, sea_level: int = 62) -> np
       through :func:`~worldgen.terrain._shading.apply_shade` with strength
       ``SHADE_STRENGTH``. Flat land thus shows ``1/2 + sin(45 deg)/2``, about
       85 %, of its tinted colour.
+    - A solid top block with air directly under it (an overhang, an arch,
+      a floating rock) is drawn at ``OVERHANG_SHADE`` of that brightness,
+      so the 3D terrain's overhangs show from above.
 
     Examples
     --------
@@ -173,6 +179,10 @@ def top_down(blocks: np.ndarray, *, y_min: int = -64, sea_level: int = 62) -> np
         -(np.maximum(depth, 1) - 1) / WATER_DEPTH_SCALE
     )
     water = np.rint(rgb * water_factor[..., None]).astype(np.uint8)
+
+    under = np.take_along_axis(blocks, np.maximum(top - 1, 0)[None], axis=0)[0]
+    roof = SOLID[ids] & (top > 0) & (under == AIR)
+    land[roof] = np.rint(land[roof] * OVERHANG_SHADE).astype(np.uint8)
 
     image = np.where((depth > 0)[..., None], water, land)
     image[top < 0] = COLOURS[AIR]
@@ -229,4 +239,4 @@ def cross_section(blocks: np.ndarray, z: int, *, y_min: int = -64) -> np.ndarray
     return np.ascontiguousarray(rgb[::-1])
 
 
-__all__ = ["CAVE_COLOUR", "SKY_COLOUR", "cross_section", "top_down"]
+__all__ = ["CAVE_COLOUR", "OVERHANG_SHADE", "SKY_COLOUR", "cross_section", "top_down"]

@@ -18,11 +18,17 @@ import numpy as np
 from worldgen._jit import kernel
 from worldgen.io._atomic import atomic_output
 from worldgen.noise._validate import check_int
-from worldgen.world._blocks import AIR, COLOURS, SOLID, WATER
+from worldgen.world._blocks import AIR, COLOURS, LAVA, SOLID, WATER
 from worldgen.world._render import check_blocks
 
 # Opacity of the water surface in the face colours; solid faces are opaque.
 WATER_ALPHA = 180
+
+# Which of two neighbours shows a face to the other: the higher rank
+# (solid blocks, then lava, then water, then air).
+RANK = np.where(SOLID, 3, 0).astype(np.int64)
+RANK[LAVA] = 2
+RANK[WATER] = 1
 
 _COORD_LIMIT = 2**30
 # For each array axis (0 y, 1 z, 2 x): the two in-plane axes (u, v) of its faces.
@@ -43,10 +49,10 @@ class VoxelMesh:
     faces : int64 (M, 3)
         Vertex indices, two triangles per rectangle, counter-clockwise seen
         from the side the face looks at (the right-hand normal points out of
-        the solid block, or up out of the water).
+        the solid block or the lava, or up out of the water).
     face_colours : uint8 (M, 4)
         RGBA per face: the block's palette colour, alpha 255 for solid
-        blocks and ``WATER_ALPHA`` for the water surface.
+        blocks and lava and ``WATER_ALPHA`` for the water surface.
     """
 
     vertices: np.ndarray
@@ -58,18 +64,16 @@ class VoxelMesh:
 
 
 @kernel
-def _face_id(a, b, solid, water, air):
+def _face_id(a, b, rank):
     """1 + the id whose face separates block ``a`` from its neighbour ``b``
     (seen from ``b``), or 0 if there is no face."""
-    if solid[a] and not solid[b]:
+    if rank[a] > rank[b]:
         return a + 1
-    if a == water and b == air:
-        return water + 1
     return 0
 
 
 @kernel
-def _count_faces(vol, solid, water, air):
+def _count_faces(vol, rank, air):
     """Unit faces of ``vol`` (N, U, V) looking along +axis 0 and -axis 0."""
     ns, nu, nv = vol.shape
     count = 0
@@ -79,15 +83,15 @@ def _count_faces(vol, solid, water, air):
                 a = vol[n, u, v]
                 above = vol[n + 1, u, v] if n + 1 < ns else air
                 below = vol[n - 1, u, v] if n > 0 else air
-                if _face_id(a, above, solid, water, air) != 0:
+                if _face_id(a, above, rank) != 0:
                     count += 1
-                if _face_id(a, below, solid, water, air) != 0:
+                if _face_id(a, below, rank) != 0:
                     count += 1
     return count
 
 
 @kernel
-def _greedy_quads(vol, solid, water, air, quads):
+def _greedy_quads(vol, rank, air, quads):
     """Greedy rectangles of the faces of ``vol`` (N, U, V) across axis 0.
 
     Fills rows ``(side, slice, u0, v0, du, dv, id)`` of ``quads`` (side 0
@@ -106,7 +110,7 @@ def _greedy_quads(vol, solid, water, air, quads):
             for u in range(nu):
                 for v in range(nv):
                     b = vol[m, u, v] if inside else air
-                    mask[u, v] = _face_id(vol[n, u, v], b, solid, water, air)
+                    mask[u, v] = _face_id(vol[n, u, v], b, rank)
             for v in range(nv):
                 for u in range(nu):
                     c = mask[u, v]
@@ -149,9 +153,9 @@ def _quads(blocks: np.ndarray) -> np.ndarray:
     parts = []
     for axis in range(3):
         vol = np.ascontiguousarray(np.moveaxis(blocks, axis, 0))
-        capacity = _count_faces(vol, SOLID, WATER, AIR)
+        capacity = _count_faces(vol, RANK, AIR)
         quads = np.empty((capacity, 7), dtype=np.int64)
-        count = _greedy_quads(vol, SOLID, WATER, AIR, quads)
+        count = _greedy_quads(vol, RANK, AIR, quads)
         rows = np.empty((count, 8), dtype=np.int64)
         rows[:, 0] = axis
         rows[:, 1:] = quads[:count]
@@ -196,9 +200,10 @@ def greedy_mesh(
 
     Notes
     -----
-    A face is emitted between a solid block and a non-solid neighbour (air
-    or water), facing the neighbour and coloured like the solid block, and
-    between water and air (the water's surface, also where water meets air
+    A face is emitted between a solid block and a non-solid neighbour (air,
+    water or lava), facing the neighbour and coloured like the solid block;
+    between lava and air or water, facing away from the lava; and between
+    water and air (the water's surface, also where water meets air
     sideways), facing the air. Everything outside the array counts as air,
     so the region is meshed as an island: its sides and bottom are closed,
     and regions meshed apart show walls where they touch.
@@ -288,11 +293,15 @@ def write_voxel_glb(path: str | os.PathLike, mesh: VoxelMesh) -> pathlib.Path:
 
     Notes
     -----
-    Written by trimesh. glTF has no per-face colours, so each face's colour
-    is given to its vertices as ``COLOR_0`` (RGBA): exact, because no vertex
-    is shared between rectangles (and it spares trimesh's face-to-vertex
-    conversion, which needs scipy). The file names no
-    material, so viewers draw the water's alpha as opaque.
+    Written by trimesh, as two meshes with their own glTF materials (PBR,
+    not metallic): ``blocks`` (solid blocks and lava, ``alphaMode``
+    ``OPAQUE``) and, if the region shows any water, ``water`` (``alphaMode``
+    ``BLEND``, double-sided), so viewers draw the water surface translucent
+    and the sea floor shows through it. glTF has no per-face colours, so
+    each face's colour is given to its vertices as ``COLOR_0`` (RGBA, which
+    glTF multiplies into the material's white base colour): exact, because
+    no vertex is shared between rectangles (and it spares trimesh's
+    face-to-vertex conversion, which needs scipy).
 
     Examples
     --------
@@ -312,18 +321,42 @@ def write_voxel_glb(path: str | os.PathLike, mesh: VoxelMesh) -> pathlib.Path:
         raise ValueError(f"path must end in .glb, got {target.name!r}")
     if len(mesh.faces) == 0:
         raise ValueError("mesh has no faces; a region of air only has nothing to write")
-    vertex_colours = np.zeros((len(mesh.vertices), 4), dtype=np.uint8)
-    vertex_colours[mesh.faces.ravel()] = np.repeat(mesh.face_colours, 3, axis=0)
-    scene = trimesh.Trimesh(
-        vertices=mesh.vertices,
-        faces=mesh.faces,
-        visual=trimesh.visual.ColorVisuals(vertex_colors=vertex_colours),
-        process=False,
-    )
+    water = mesh.face_colours[:, 3] != 255
+    parts = {"blocks": ~water, "water": water}
+    scene = trimesh.Scene()
+    for name, chosen in parts.items():
+        if chosen.any():
+            scene.add_geometry(_part(mesh, chosen, name), geom_name=name, node_name=name)
     data = scene.export(file_type="glb")
     with atomic_output(target) as tmp:
         tmp.write_bytes(data)
     return target
+
+
+def _part(mesh: VoxelMesh, chosen: np.ndarray, name: str):
+    """The chosen faces of ``mesh`` as a trimesh with vertex colours and the
+    material ``name`` ('blocks' opaque, 'water' blended)."""
+    import trimesh
+
+    faces = mesh.faces[chosen]
+    used = np.unique(faces)
+    index = np.zeros(len(mesh.vertices), dtype=np.int64)
+    index[used] = np.arange(len(used))
+    colours = np.zeros((len(used), 4), dtype=np.uint8)
+    colours[index[faces.ravel()]] = np.repeat(mesh.face_colours[chosen], 3, axis=0)
+    material = trimesh.visual.material.PBRMaterial(
+        name=name,
+        baseColorFactor=[255, 255, 255, 255],
+        metallicFactor=0.0,
+        roughnessFactor=0.9 if name == "water" else 1.0,
+        alphaMode="BLEND" if name == "water" else "OPAQUE",
+        doubleSided=name == "water",
+    )
+    visual = trimesh.visual.TextureVisuals(material=material)
+    visual.vertex_attributes["color"] = colours
+    return trimesh.Trimesh(
+        vertices=mesh.vertices[used], faces=index[faces], visual=visual, process=False
+    )
 
 
 __all__ = ["WATER_ALPHA", "VoxelMesh", "greedy_mesh", "write_voxel_glb"]
