@@ -39,10 +39,8 @@ from worldgen.noise._lattice import cells, fade, lerp
 @kernel
 def grad1(h, x):
     h = np.int64(h) & 15
-    g = ((h & 7) + 1) * 0.25
-    if h & 8:
-        g = -g
-    return g * x
+    # The sign as a product with +-1.0: exact, and no branch on the hash.
+    return (((h & 7) + 1) * 0.25 * (1.0 - 2.0 * np.float64((h & 8) != 0))) * x
 
 
 @kernel
@@ -104,6 +102,113 @@ def grad4(h, x, y, z, w):
     return rest + (x if (h & sx) == 0 else -x)
 
 
+# --- gradients as tables ------------------------------------------------------
+#
+# The kernels below never branch on a hash: on scattered points hashes are
+# random, and a branch on them is mispredicted about half the time. Instead,
+# the dot product of a gradient with a corner's offset is a sum of products
+# of the offset's components with per-hash coefficients from a table.
+#
+# Exactness: every gradient's dot product is a signed sum of some of the
+# offset's components (the ``grad`` functions above). A component the
+# gradient lacks gets a coefficient of zero, signed so that the product is
+# -0.0: a corner's offset is >= +0.0 on its low side of the cell and < 0 on
+# its high side, so the table has a row per side. Adding -0.0 changes no
+# value, signed zeros included, so the sum equals the ``grad`` function bit
+# for bit, provided the terms that remain are added in its order (for 2D and
+# 3D two terms, where order does not matter; for 4D y, z, w, then x).
+
+# Slopes k of the x term for 2D hashes 0-7, at a corner on the low x side
+# (offset X >= 0, row 0) and the high side (X < 0, row 1); a zero carries
+# the sign that makes k * X equal -0.0, and -0.0 + t is t bit for bit.
+_K2 = np.array(
+    [
+        [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, -0.0, -0.0],
+        [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 0.0, 0.0],
+    ]
+)
+
+
+# The x-free part of grad2(h, X, y) is s * y with s from this table: row 0
+# for a corner on the low y side (y >= 0), row 1 for the high side (y < 0).
+# Where the gradient has no y part, s is the signed zero that makes s * y
+# equal -0.0, so that -0.0 + k * X is k * X exactly.
+_S2 = np.array(
+    [
+        [1.0, 1.0, -1.0, -1.0, -0.0, -0.0, 1.0, -1.0],
+        [1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 1.0, -1.0],
+    ]
+)
+
+
+# Slopes of the x term for 3D hashes 0-15 (zeros as in _K2).
+_K3 = np.array(
+    [
+        [1, -1, 1, -1, 1, -1, 1, -1, -0.0, -0.0, -0.0, -0.0, 1, -0.0, -1, -0.0],
+        [1, -1, 1, -1, 1, -1, 1, -1, 0.0, 0.0, 0.0, 0.0, 1, 0.0, -1, 0.0],
+    ],
+    dtype=np.float64,
+)
+
+
+# The x-free part of grad3(h, X, y, z) is sy * y + sz * z with signs from
+# these tables (rows as in _S2: 0 for y, z >= 0, 1 for y, z < 0); a missing
+# term gets the signed zero that makes its product -0.0, which leaves the
+# other term exact.
+_SY3 = np.array(
+    [
+        [1, 1, -1, -1, -0.0, -0.0, -0.0, -0.0, 1, -1, 1, -1, 1, -1, 1, -1],
+        [1, 1, -1, -1, 0.0, 0.0, 0.0, 0.0, 1, -1, 1, -1, 1, -1, 1, -1],
+    ],
+    dtype=np.float64,
+)
+_SZ3 = np.array(
+    [
+        [-0.0, -0.0, -0.0, -0.0, 1, 1, -1, -1, 1, 1, -1, -1, -0.0, 1, -0.0, -1],
+        [0.0, 0.0, 0.0, 0.0, 1, 1, -1, -1, 1, 1, -1, -1, 0.0, 1, 0.0, -1],
+    ],
+    dtype=np.float64,
+)
+
+
+def _gradient_table4() -> np.ndarray:
+    # [axis, side, hash]: grad4's coefficient of axis x, y, z or w.
+    table = np.empty((4, 2, 32))
+    for h in range(32):
+        bit = 0
+        for axis in range(4):
+            if axis == h >> 3:
+                table[axis, :, h] = (-0.0, 0.0)
+            else:
+                table[axis, :, h] = -1.0 if (h >> bit) & 1 else 1.0
+                bit += 1
+    return table
+
+
+_G4 = _gradient_table4()
+
+
+@kernel
+def dot2(h, x, y, sx, sy):
+    """grad2(h, x, y) for a corner on side ``sx``/``sy`` (0 low, 1 high)."""
+    h = np.int64(h) & 7
+    return _S2[sy, h] * y + _K2[sx, h] * x
+
+
+@kernel
+def dot3(h, x, y, z, sx, sy, sz):
+    """grad3(h, x, y, z) for a corner on the given sides."""
+    h = np.int64(h) & 15
+    return (_SY3[sy, h] * y + _SZ3[sz, h] * z) + _K3[sx, h] * x
+
+
+@kernel
+def dot4(h, x, y, z, w, sx, sy, sz, sw):
+    """grad4(h, x, y, z, w) for a corner on the given sides."""
+    h = np.int64(h) & 31
+    return ((_G4[1, sy, h] * y + _G4[2, sz, h] * z) + _G4[3, sw, h] * w) + _G4[0, sx, h] * x
+
+
 @kernel
 def perlin1(p, period, x):
     x, x0, x1 = cells(x, period[0])
@@ -122,8 +227,8 @@ def perlin2(p, period, x, y):
     ym = y - 1.0
     return lerp(
         v,
-        lerp(u, grad2(p[a0 + y0], x, y), grad2(p[a1 + y0], xm, y)),
-        lerp(u, grad2(p[a0 + y1], x, ym), grad2(p[a1 + y1], xm, ym)),
+        lerp(u, dot2(p[a0 + y0], x, y, 0, 0), dot2(p[a1 + y0], xm, y, 1, 0)),
+        lerp(u, dot2(p[a0 + y1], x, ym, 0, 1), dot2(p[a1 + y1], xm, ym, 1, 1)),
     )
 
 
@@ -148,32 +253,36 @@ def perlin3(p, period, x, y, z):
         w,
         lerp(
             v,
-            lerp(u, grad3(p[b00 + z0], x, y, z), grad3(p[b10 + z0], xm, y, z)),
-            lerp(u, grad3(p[b01 + z0], x, ym, z), grad3(p[b11 + z0], xm, ym, z)),
+            lerp(u, dot3(p[b00 + z0], x, y, z, 0, 0, 0), dot3(p[b10 + z0], xm, y, z, 1, 0, 0)),
+            lerp(u, dot3(p[b01 + z0], x, ym, z, 0, 1, 0), dot3(p[b11 + z0], xm, ym, z, 1, 1, 0)),
         ),
         lerp(
             v,
-            lerp(u, grad3(p[b00 + z1], x, y, zm), grad3(p[b10 + z1], xm, y, zm)),
-            lerp(u, grad3(p[b01 + z1], x, ym, zm), grad3(p[b11 + z1], xm, ym, zm)),
+            lerp(u, dot3(p[b00 + z1], x, y, zm, 0, 0, 1), dot3(p[b10 + z1], xm, y, zm, 1, 0, 1)),
+            lerp(u, dot3(p[b01 + z1], x, ym, zm, 0, 1, 1), dot3(p[b11 + z1], xm, ym, zm, 1, 1, 1)),
         ),
     )
 
 
 @kernel
-def _perlin4_cube(p, c0, c1, x, xm, y, ym, z, zm, w, u, v, t):
-    # Trilinear blend of the 8 corners at one w level. c0 and c1 hold the
-    # corner hashes for x0 and x1, ordered (y0 z0, y1 z0, y0 z1, y1 z1).
+def _perlin4_cube(c0, c1, x, xm, y, ym, z, zm, w, sw, u, v, t):
+    # Trilinear blend of the 8 corners at one w level (side sw). c0 and c1
+    # hold the corner hashes for x0 and x1, ordered (y0 z0, y1 z0, y0 z1, y1 z1).
     return lerp(
         t,
         lerp(
             v,
-            lerp(u, grad4(c0[0], x, y, z, w), grad4(c1[0], xm, y, z, w)),
-            lerp(u, grad4(c0[1], x, ym, z, w), grad4(c1[1], xm, ym, z, w)),
+            lerp(u, dot4(c0[0], x, y, z, w, 0, 0, 0, sw), dot4(c1[0], xm, y, z, w, 1, 0, 0, sw)),
+            lerp(u, dot4(c0[1], x, ym, z, w, 0, 1, 0, sw), dot4(c1[1], xm, ym, z, w, 1, 1, 0, sw)),
         ),
         lerp(
             v,
-            lerp(u, grad4(c0[2], x, y, zm, w), grad4(c1[2], xm, y, zm, w)),
-            lerp(u, grad4(c0[3], x, ym, zm, w), grad4(c1[3], xm, ym, zm, w)),
+            lerp(u, dot4(c0[2], x, y, zm, w, 0, 0, 1, sw), dot4(c1[2], xm, y, zm, w, 1, 0, 1, sw)),
+            lerp(
+                u,
+                dot4(c0[3], x, ym, zm, w, 0, 1, 1, sw),
+                dot4(c1[3], xm, ym, zm, w, 1, 1, 1, sw),
+            ),
         ),
     )
 
@@ -201,8 +310,8 @@ def perlin4(p, period, x, y, z, w):
     zm = z - 1.0
     return lerp(
         s,
-        _perlin4_cube(p, lo0, lo1, x, xm, y, ym, z, zm, w, u, v, t),
-        _perlin4_cube(p, hi0, hi1, x, xm, y, ym, z, zm, w - 1.0, u, v, t),
+        _perlin4_cube(lo0, lo1, x, xm, y, ym, z, zm, w, 0, u, v, t),
+        _perlin4_cube(hi0, hi1, x, xm, y, ym, z, zm, w - 1.0, 1, u, v, t),
     )
 
 
@@ -225,28 +334,6 @@ CLASS_TABLES = 4
 # and the ``*_row_short`` kernels, one scalar loop over all samples that
 # hashes as it goes, are used instead.
 SHORT_RUN = 4
-
-# Slopes k of the x term for 2D hashes 0-7, at a corner on the low x side
-# (offset X >= 0, row 0) and the high side (X < 0, row 1); a zero carries
-# the sign that makes k * X equal -0.0.
-_K2 = np.array(
-    [
-        [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, -0.0, -0.0],
-        [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 0.0, 0.0],
-    ]
-)
-
-
-# The x-free part of grad2(h, X, y) is s * y with s from this table: row 0
-# for a corner on the low y side (y >= 0), row 1 for the high side (y < 0).
-# Where the gradient has no y part, s is the signed zero that makes s * y
-# equal -0.0, so that -0.0 + k * X is k * X exactly.
-_S2 = np.array(
-    [
-        [1.0, 1.0, -1.0, -1.0, -0.0, -0.0, 1.0, -1.0],
-        [1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 1.0, -1.0],
-    ]
-)
 
 
 @kernel
@@ -324,36 +411,6 @@ def perlin2_row(hashes, slopes, fx, runs, fy, fym, v, scratch, out):
         o = out[s:e]
         for i in range(e - s):
             o[i] = _blend2(x0s[i], x1s[i], us[i], v, g)
-
-
-# Slopes of the x term for 3D hashes 0-15 (zeros as in _K2).
-_K3 = np.array(
-    [
-        [1, -1, 1, -1, 1, -1, 1, -1, -0.0, -0.0, -0.0, -0.0, 1, -0.0, -1, -0.0],
-        [1, -1, 1, -1, 1, -1, 1, -1, 0.0, 0.0, 0.0, 0.0, 1, 0.0, -1, 0.0],
-    ],
-    dtype=np.float64,
-)
-
-
-# The x-free part of grad3(h, X, y, z) is sy * y + sz * z with signs from
-# these tables (rows as in _S2: 0 for y, z >= 0, 1 for y, z < 0); a missing
-# term gets the signed zero that makes its product -0.0, which leaves the
-# other term exact.
-_SY3 = np.array(
-    [
-        [1, 1, -1, -1, -0.0, -0.0, -0.0, -0.0, 1, -1, 1, -1, 1, -1, 1, -1],
-        [1, 1, -1, -1, 0.0, 0.0, 0.0, 0.0, 1, -1, 1, -1, 1, -1, 1, -1],
-    ],
-    dtype=np.float64,
-)
-_SZ3 = np.array(
-    [
-        [-0.0, -0.0, -0.0, -0.0, 1, 1, -1, -1, 1, 1, -1, -1, -0.0, 1, -0.0, -1],
-        [0.0, 0.0, 0.0, 0.0, 1, 1, -1, -1, 1, 1, -1, -1, 0.0, 1, 0.0, -1],
-    ],
-    dtype=np.float64,
-)
 
 
 @kernel
