@@ -35,71 +35,62 @@ import numpy as np
 from worldgen._jit import kernel
 from worldgen.noise._lattice import cells, fade, lerp
 
+# The gradient functions pick their terms with selects and take signs from
+# products with +-1.0 (exact, signed zeros included) rather than branching
+# on the hash, which is random from one sample to the next: a branch on it
+# is mispredicted half the time. Each returns, bit for bit, the signed sum
+# the gradient sets above state, in their order.
+
+
+@kernel
+def _sign(bit):
+    # +1.0 for a clear bit, -1.0 for a set one.
+    return 1.0 - 2.0 * np.float64(bit != 0)
+
 
 @kernel
 def grad1(h, x):
     h = np.int64(h) & 15
-    # The sign as a product with +-1.0: exact, and no branch on the hash.
-    return (((h & 7) + 1) * 0.25 * (1.0 - 2.0 * np.float64((h & 8) != 0))) * x
+    return (((h & 7) + 1) * 0.25 * _sign(h & 8)) * x
 
 
 @kernel
 def grad2(h, x, y):
     h = np.int64(h) & 7
-    if h < 4:
-        return (x if (h & 1) == 0 else -x) + (y if (h & 2) == 0 else -y)
-    if h == 4:
-        return x
-    if h == 5:
-        return -x
-    if h == 6:
-        return y
-    return -y
+    # Hashes 0-3: (+-x) + (+-y); 4, 5: +-x; 6, 7: +-y.
+    first = _sign(h & 1) * (x if h < 6 else y)
+    both = first + _sign(h & 2) * y
+    return both if h < 4 else first
 
 
 @kernel
 def grad3(h, x, y, z):
     h = np.int64(h) & 15
     u = x if h < 8 else y
-    if h < 4:
-        v = y
-    elif h == 12 or h == 14:
-        v = x
-    else:
-        v = z
-    return (u if (h & 1) == 0 else -u) + (v if (h & 2) == 0 else -v)
+    v = y if h < 4 else (x if (h == 12) | (h == 14) else z)
+    return _sign(h & 1) * u + _sign(h & 2) * v
+
+
+# grad4 as (a + b) + c, and for each hash the sign of each term. By the zero
+# axis: 0 -> (y, z, w), 1 -> (z, w, x), 2 -> (y, w, x), 3 -> (y, z, x); the
+# x term, when there is one, takes sign bit 0 and comes last.
+_SIGNS4 = np.array(
+    [
+        [1.0 - 2.0 * ((h >> (0 if h >> 3 == 0 else 1)) & 1) for h in range(32)],
+        [1.0 - 2.0 * ((h >> (1 if h >> 3 == 0 else 2)) & 1) for h in range(32)],
+        [1.0 - 2.0 * ((h >> (2 if h >> 3 == 0 else 0)) & 1) for h in range(32)],
+    ]
+)
 
 
 @kernel
 def grad4(h, x, y, z, w):
     h = np.int64(h) & 31
     zero = h >> 3
-    # The three non-zero axes, in the order x, y, z, w, take sign bits 0, 1, 2.
-    sx = sy = sz = sw = 0
-    bit = 1
-    if zero != 0:
-        sx = bit
-        bit <<= 1
-    if zero != 1:
-        sy = bit
-        bit <<= 1
-    if zero != 2:
-        sz = bit
-        bit <<= 1
-    if zero != 3:
-        sw = bit
-    ty = y if (h & sy) == 0 else -y
-    tz = z if (h & sz) == 0 else -z
-    tw = w if (h & sw) == 0 else -w
-    if zero == 0:
-        return (ty + tz) + tw
-    if zero == 1:
-        rest = tz + tw
-    elif zero == 2:
-        rest = ty + tw
-    else:
-        rest = ty + tz
-    return rest + (x if (h & sx) == 0 else -x)
+    a = z if zero == 1 else y
+    b = w if (zero == 1) | (zero == 2) else z
+    c = w if zero == 0 else x
+    return (_SIGNS4[0, h] * a + _SIGNS4[1, h] * b) + _SIGNS4[2, h] * c
 
 
 # --- gradients as tables ------------------------------------------------------
@@ -334,6 +325,11 @@ CLASS_TABLES = 4
 # and the ``*_row_short`` kernels, one scalar loop over all samples that
 # hashes as it goes, are used instead.
 SHORT_RUN = 4
+
+# Below this mean run length, and when rows change lattice row less often
+# than this, rows are built from per-lattice-row data (perlin2_rows_lattice).
+LATTICE_RUN = 8
+LATTICE_ROWS = 0.75
 
 
 @kernel
@@ -621,9 +617,96 @@ def perlin2_row_classes(classes, table, low, high, v, out):
 
 
 @kernel
+def lattice_row2(p, ax, cell, out):
+    """The 2D hashes (``& 7``) of every sample's two x corners on lattice
+    row ``cell``: ``out[0, i] = h(x0_i, cell)``, ``out[1, i] = h(x1_i, cell)``.
+    A lattice row is the high side of one row of cells and the low side of
+    the next, so it is hashed once for both."""
+    a0s = ax[0]
+    a1s = ax[1]
+    low = out[0]
+    high = out[1]
+    seven = np.uint64(7)
+    for i in range(low.size):
+        low[i] = p[a0s[i] + cell] & seven
+        high[i] = p[a1s[i] + cell] & seven
+
+
+@kernel
+def _slope2(h, side):
+    # _K2[side, h] as arithmetic, so that a loop over samples vectorises.
+    zero = -0.0 if side == 0 else 0.0
+    return (1.0 - 2.0 * np.float64(h & 1)) if h < 6 else zero
+
+
+@kernel
+def _sign2(h, side):
+    # _S2[side, h] as arithmetic.
+    zero = -0.0 if side == 0 else 0.0
+    if h < 4:
+        return 1.0 - 2.0 * np.float64((h >> 1) & 1)
+    return zero if h < 6 else 1.0 - 2.0 * np.float64(h & 1)
+
+
+@kernel
+def perlin2_row_lattice(low, high, fx, fy, fym, v, out):
+    """``out[i] = perlin2(x[i], y)`` from the hashes (:func:`lattice_row2`)
+    of the row's low and high lattice rows: gradients by arithmetic on the
+    hash, no table look-ups, so the loop vectorises; the operations of
+    :func:`_blend2`, in its order."""
+    h0s = low[0]
+    h1s = low[1]
+    m0s = high[0]
+    m1s = high[1]
+    frac0 = fx[0]
+    frac1 = fx[1]
+    fades = fx[2]
+    for i in range(out.size):
+        h00 = np.int64(h0s[i])
+        h10 = np.int64(h1s[i])
+        h01 = np.int64(m0s[i])
+        h11 = np.int64(m1s[i])
+        x0 = frac0[i]
+        x1 = frac1[i]
+        g00 = _sign2(h00, 0) * fy + _slope2(h00, 0) * x0
+        g10 = _sign2(h10, 0) * fy + _slope2(h10, 1) * x1
+        g01 = _sign2(h01, 1) * fym + _slope2(h01, 0) * x0
+        g11 = _sign2(h11, 1) * fym + _slope2(h11, 1) * x1
+        u = fades[i]
+        a = g00 + u * (g10 - g00)
+        b = g01 + u * (g11 - g01)
+        out[i] = a + v * (b - a)
+
+
+@kernel
+def perlin2_rows_lattice(p, fx, ax, fy, cy, j0, j1, store, target, first):
+    """Rows ``j0:j1`` through :func:`perlin2_row_lattice`, keeping the
+    hashes of the last two lattice rows in ``store`` (``(2, 2, width)``)."""
+    held = np.array([-1, -1], dtype=np.int64)
+    for j in range(j0, j1):
+        low = high = 0
+        for which in range(2):
+            cell = np.int64(cy[which, j])
+            at = 0 if held[0] == cell else (1 if held[1] == cell else -1)
+            if at < 0:
+                # Overwrite the slot this row's other lattice row does not use.
+                at = 1 if held[0] == np.int64(cy[1 - which, j]) else 0
+                lattice_row2(p, ax, np.uint64(cell), store[at])
+                held[at] = cell
+            if which == 0:
+                low = at
+            else:
+                high = at
+        perlin2_row_lattice(
+            store[low], store[high], fx, fy[0, j], fy[1, j], fy[2, j], target[j - first]
+        )
+
+
+@kernel
 def perlin2_rows(
-    p, fx, ax, runs, fy, cy, j0, j1, hashes, slopes, scratch, target, first, classes, reps, count
-):
+    p, fx, ax, runs, fy, cy, j0, j1, hashes, slopes, codes, scratch, target, first, classes, reps,
+    count,
+):  # fmt: skip
     """Rows ``j0:j1`` of a 2D grid into ``target[j - first]``.
 
     ``fx, ax, runs`` describe the x axis and ``fy, cy`` the y axis (see
@@ -673,6 +756,13 @@ def perlin2_rows(
                 packed[high * width : (high + 1) * width],
                 fy[2, j], target[j - first],
             )  # fmt: skip
+        return
+    changes = 0
+    for j in range(j0 + 1, j1):
+        changes += cy[0, j] != cy[0, j - 1]
+    if width < LATTICE_RUN * (runs.size - 1) and changes < LATTICE_ROWS * (j1 - j0):
+        store = codes.reshape((2, 2, width))
+        perlin2_rows_lattice(p, fx, ax, fy, cy, j0, j1, store, target, first)
         return
     if fx.shape[1] < SHORT_RUN * (runs.size - 1):
         for j in range(j0, j1):
