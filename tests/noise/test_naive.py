@@ -107,3 +107,14 @@ def test_gradient_tables_equal_the_gradient_sets_bit_for_bit(ndim):
             for _ in range(4):
                 d = [float(rng.choice(HIGH if s else LOW)) for s in sides]
                 assert bits(dot(h, *d, *sides)) == bits(naive.gradient_dot(h, d)), (h, d)
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3, 4])
+def test_gradients_equal_the_gradient_sets_bit_for_bit(ndim):
+    """The branch-free gradients simplex noise uses, on any offsets."""
+    grad = {1: _perlin.grad1, 2: _perlin.grad2, 3: _perlin.grad3, 4: _perlin.grad4}[ndim]
+    rng = np.random.default_rng(ndim)
+    for h in range(256):
+        for _ in range(8):
+            d = [float(v) for v in rng.choice((-0.0, *LOW, *HIGH, 0.3, 1.5), size=ndim)]
+            assert bits(grad(h, *d)) == bits(naive.gradient_dot(h, d)), (h, d)
