@@ -311,6 +311,20 @@ PEERS = {
     "noise": (peer_noise, "pnoise2/pnoise3/snoise2 called per sample (C, one thread)"),
     "perlin-numpy": (peer_perlin_numpy, "generate_*_noise (numpy, one thread); origin-0 grids"),
 }
+SERIAL = "worldgen, 1 thread"
+
+
+def _serial(fn: Callable[[], object], count: int) -> Callable[[], object]:
+    def call():
+        numba.set_num_threads(1)
+        try:
+            return fn()
+        finally:
+            numba.set_num_threads(count)
+
+    return call
+
+
 # Peers too slow to time every round: timed in this many rounds.
 SLOW = {"noise": 3, "perlin-numpy": 5, "vnoise": 5}
 
@@ -341,6 +355,9 @@ def measure(rounds: int, thread_counts: list[int], allow_missing: bool) -> tuple
         clock = time.thread_time if count == 1 else time.perf_counter
         peers, missing = load_peers(count, allow_missing)
         contenders = {"worldgen": worldgen_cases(), **peers}
+        if count > 1:
+            # worldgen on one thread, timed alongside: does the second help?
+            contenders[SERIAL] = {k: _serial(fn, count) for k, fn in worldgen_cases().items()}
         for fns in contenders.values():  # warm-up: compile, allocate, cache
             for fn in fns.values():
                 fn()
@@ -423,11 +440,13 @@ def report(results: dict, first: dict, missing: dict, rounds: int, command: str)
         "the **median** and the (min-max) over rounds of the paired ratio "
         "peer time / worldgen time in the same round: above 1, worldgen is "
         "faster. '-': the peer does not offer the case. worldgen's own rate is "
-        "its median, in million samples per second.",
+        f"its median, in million samples per second. At 2 threads, '{SERIAL}' is "
+        "worldgen limited to one thread in the same rounds (wall time): above 1, "
+        "the second thread helps.",
         "",
     ]
-    names = list(PEERS)
     for count, times in results.items():
+        names = list(PEERS) + ([SERIAL] if count > 1 else [])
         lines += [f"### {count} thread{'s' if count > 1 else ''}", ""]
         lines.append("| case | worldgen Msamples/s | " + " | ".join(names) + " |")
         lines.append("|---" * (2 + len(names)) + "|")
