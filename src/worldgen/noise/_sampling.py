@@ -340,23 +340,12 @@ def _rows2(tag, plan, X, Y, o, j0, j1, buffers, target, first):
             )  # fmt: skip
 
         return cellular
-    if kind == SIMPLEX:
 
-        def simplex(tag, plan, X, Y, o, j0, j1, buffers, target, first):
-            simplex2_rows(plan[0][o], X[0][o], Y[0][o], j0, j1, target, first)
+    # The simplex kind.
+    def simplex(tag, plan, X, Y, o, j0, j1, buffers, target, first):
+        simplex2_rows(plan[0][o], X[0][o], Y[0][o], j0, j1, target, first)
 
-        return simplex
-
-    def generic(tag, plan, X, Y, o, j0, j1, buffers, target, first):
-        perms, periods, iopts, jitter = plan
-        xs = X[0][o]
-        for j in range(j0, j1):
-            y = Y[0][o, j]
-            t = target[j - first]
-            for i in range(xs.size):
-                t[i] = noise2(tag, perms[o], periods[o], iopts, jitter, xs[i], y)
-
-    return generic
+    return simplex
 
 
 @parallel_kernel
