@@ -679,24 +679,36 @@ def perlin2_row_lattice(low, high, fx, fy, fym, v, out):
 
 
 @kernel
+def _lattice_slot(held, cy, j, which):
+    """Which of two kept lattice rows serves side ``which`` (0 low, 1 high)
+    of grid row ``j``, and whether it must be computed into that slot.
+
+    ``held`` names the lattice rows kept; a new one replaces the one that
+    row ``j``'s other side does not use (rows in one cell share both; the
+    next cell's low row is this one's high).
+    """
+    cell = np.int64(cy[which, j])
+    if held[0] == cell:
+        return 0, False
+    if held[1] == cell:
+        return 1, False
+    at = 1 if held[0] == np.int64(cy[1 - which, j]) else 0
+    held[at] = cell
+    return at, True
+
+
+@kernel
 def perlin2_rows_lattice(p, fx, ax, fy, cy, j0, j1, store, target, first):
     """Rows ``j0:j1`` through :func:`perlin2_row_lattice`, keeping the
     hashes of the last two lattice rows in ``store`` (``(2, 2, width)``)."""
     held = np.array([-1, -1], dtype=np.int64)
     for j in range(j0, j1):
-        low = high = 0
-        for which in range(2):
-            cell = np.int64(cy[which, j])
-            at = 0 if held[0] == cell else (1 if held[1] == cell else -1)
-            if at < 0:
-                # Overwrite the slot this row's other lattice row does not use.
-                at = 1 if held[0] == np.int64(cy[1 - which, j]) else 0
-                lattice_row2(p, ax, np.uint64(cell), store[at])
-                held[at] = cell
-            if which == 0:
-                low = at
-            else:
-                high = at
+        low, fresh = _lattice_slot(held, cy, j, 0)
+        if fresh:
+            lattice_row2(p, ax, cy[0, j], store[low])
+        high, fresh = _lattice_slot(held, cy, j, 1)
+        if fresh:
+            lattice_row2(p, ax, cy[1, j], store[high])
         perlin2_row_lattice(
             store[low], store[high], fx, fy[0, j], fy[1, j], fy[2, j], target[j - first]
         )
@@ -737,19 +749,12 @@ def perlin2_rows(
                 _class_table(
                     fx, reps, count, fy[0, j], fy[1, j], scratch[found * size : (found + 1) * size]
                 )
-            low = high = 0
-            for which in range(2):
-                cell = np.int64(cy[which, j])
-                at = 0 if held[0] == cell else (1 if held[1] == cell else -1)
-                if at < 0:
-                    # Overwrite the row this one's other lattice row does not use.
-                    at = 1 if held[0] == np.int64(cy[1 - which, j]) else 0
-                    _hash_index(p, ax, np.uint64(cell), packed[at * width : (at + 1) * width])
-                    held[at] = cell
-                if which == 0:
-                    low = at
-                else:
-                    high = at
+            low, fresh = _lattice_slot(held, cy, j, 0)
+            if fresh:
+                _hash_index(p, ax, cy[0, j], packed[low * width : (low + 1) * width])
+            high, fresh = _lattice_slot(held, cy, j, 1)
+            if fresh:
+                _hash_index(p, ax, cy[1, j], packed[high * width : (high + 1) * width])
             perlin2_row_classes(
                 classes, scratch[found * size : (found + 1) * size],
                 packed[low * width : (low + 1) * width],
