@@ -1,12 +1,14 @@
 """Every kernel against the slow, obviously correct versions in naive.py."""
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.noise import naive
-from worldgen.noise import Cellular, Fractal, Perlin, Simplex, Value
+from worldgen.noise import Cellular, Fractal, Perlin, Simplex, Value, _perlin
 
 coordinate = st.floats(-300.0, 300.0, allow_nan=False)
 # Dyadic coordinates land on lattice lines and cell corners, where signed
@@ -87,3 +89,40 @@ def test_fractal_of_tiled_value_noise_equals_naive():
             naive.value, list(point), 9, 5, 0.5, 3.0, "fbm", period=4, interpolation="cubic"
         )
         assert_same(fractal(*point), expected)
+
+
+# Offsets a corner can have: >= +0.0 on its low side, < 0 on its high side.
+LOW = (0.0, 2.0**-60, 0.25, 0.7, 1.0 - 2.0**-53)
+HIGH = (-1.0, -0.75, -0.3, -(2.0**-60))
+
+
+@pytest.mark.parametrize("ndim", [2, 3, 4])
+def test_gradient_tables_equal_the_gradient_sets_bit_for_bit(ndim):
+    """The branch-free table form of every gradient, on every hash and every
+    corner side, signed zeros included (the point kernels rely on it)."""
+    dot = {2: _perlin.dot2, 3: _perlin.dot3, 4: _perlin.dot4}[ndim]
+    rng = np.random.default_rng(ndim)
+    for h in range(256):
+        for sides in itertools.product((0, 1), repeat=ndim):
+            for _ in range(4):
+                d = [float(rng.choice(HIGH if s else LOW)) for s in sides]
+                assert bits(dot(h, *d, *sides)) == bits(naive.gradient_dot(h, d)), (h, d)
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3, 4])
+def test_gradients_equal_the_gradient_sets_bit_for_bit(ndim):
+    """The branch-free gradients simplex noise uses, on any offsets."""
+    grad = {1: _perlin.grad1, 2: _perlin.grad2, 3: _perlin.grad3, 4: _perlin.grad4}[ndim]
+    rng = np.random.default_rng(ndim)
+    for h in range(256):
+        for _ in range(8):
+            d = [float(v) for v in rng.choice((-0.0, *LOW, *HIGH, 0.3, 1.5), size=ndim)]
+            assert bits(grad(h, *d)) == bits(naive.gradient_dot(h, d)), (h, d)
+
+
+def test_lattice_row_gradients_equal_the_tables_bit_for_bit():
+    """The arithmetic form the vectorised 2D rows use, signed zeros included."""
+    for h in range(8):
+        for side in (0, 1):
+            assert bits(_perlin._slope2(h, side)) == bits(_perlin._K2[side, h])
+            assert bits(_perlin._sign2(h, side)) == bits(_perlin._S2[side, h])

@@ -56,6 +56,11 @@ def cells(v, period):
     and the cell's two lattice indices, reduced by ``period`` and masked to the
     256-entry hash table (as unsigned ints, ready to index tables)."""
     fl = math.floor(v)
+    if (period & 255) == 0 and -_INT_SAFE < fl < _INT_SAFE:
+        # A period that is a multiple of 256 (the default is 256) leaves the
+        # low 8 bits alone: no division.
+        c = np.int64(fl)
+        return v - fl, np.uint64(c & 255), np.uint64((c + 1) & 255)
     c = cell_index(fl, period)
     return v - fl, np.uint64(c & 255), np.uint64(((c + 1) % period) & 255)
 

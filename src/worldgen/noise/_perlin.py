@@ -35,73 +35,169 @@ import numpy as np
 from worldgen._jit import kernel
 from worldgen.noise._lattice import cells, fade, lerp
 
+# The gradient functions pick their terms with selects and take signs from
+# products with +-1.0 (exact, signed zeros included) rather than branching
+# on the hash, which is random from one sample to the next: a branch on it
+# is mispredicted half the time. Each returns, bit for bit, the signed sum
+# the gradient sets above state, in their order.
+
+
+@kernel
+def _sign(bit):
+    # +1.0 for a clear bit, -1.0 for a set one.
+    return 1.0 - 2.0 * np.float64(bit != 0)
+
 
 @kernel
 def grad1(h, x):
     h = np.int64(h) & 15
-    g = ((h & 7) + 1) * 0.25
-    if h & 8:
-        g = -g
-    return g * x
+    return (((h & 7) + 1) * 0.25 * _sign(h & 8)) * x
 
 
 @kernel
 def grad2(h, x, y):
     h = np.int64(h) & 7
-    if h < 4:
-        return (x if (h & 1) == 0 else -x) + (y if (h & 2) == 0 else -y)
-    if h == 4:
-        return x
-    if h == 5:
-        return -x
-    if h == 6:
-        return y
-    return -y
+    # Hashes 0-3: (+-x) + (+-y); 4, 5: +-x; 6, 7: +-y.
+    first = _sign(h & 1) * (x if h < 6 else y)
+    both = first + _sign(h & 2) * y
+    return both if h < 4 else first
 
 
 @kernel
 def grad3(h, x, y, z):
     h = np.int64(h) & 15
     u = x if h < 8 else y
-    if h < 4:
-        v = y
-    elif h == 12 or h == 14:
-        v = x
-    else:
-        v = z
-    return (u if (h & 1) == 0 else -u) + (v if (h & 2) == 0 else -v)
+    v = y if h < 4 else (x if (h == 12) | (h == 14) else z)
+    return _sign(h & 1) * u + _sign(h & 2) * v
+
+
+# grad4 as (a + b) + c, and for each hash the sign of each term. By the zero
+# axis: 0 -> (y, z, w), 1 -> (z, w, x), 2 -> (y, w, x), 3 -> (y, z, x); the
+# x term, when there is one, takes sign bit 0 and comes last.
+_SIGNS4 = np.array(
+    [
+        [1.0 - 2.0 * ((h >> (0 if h >> 3 == 0 else 1)) & 1) for h in range(32)],
+        [1.0 - 2.0 * ((h >> (1 if h >> 3 == 0 else 2)) & 1) for h in range(32)],
+        [1.0 - 2.0 * ((h >> (2 if h >> 3 == 0 else 0)) & 1) for h in range(32)],
+    ]
+)
 
 
 @kernel
 def grad4(h, x, y, z, w):
     h = np.int64(h) & 31
     zero = h >> 3
-    # The three non-zero axes, in the order x, y, z, w, take sign bits 0, 1, 2.
-    sx = sy = sz = sw = 0
-    bit = 1
-    if zero != 0:
-        sx = bit
-        bit <<= 1
-    if zero != 1:
-        sy = bit
-        bit <<= 1
-    if zero != 2:
-        sz = bit
-        bit <<= 1
-    if zero != 3:
-        sw = bit
-    ty = y if (h & sy) == 0 else -y
-    tz = z if (h & sz) == 0 else -z
-    tw = w if (h & sw) == 0 else -w
-    if zero == 0:
-        return (ty + tz) + tw
-    if zero == 1:
-        rest = tz + tw
-    elif zero == 2:
-        rest = ty + tw
-    else:
-        rest = ty + tz
-    return rest + (x if (h & sx) == 0 else -x)
+    a = z if zero == 1 else y
+    b = w if (zero == 1) | (zero == 2) else z
+    c = w if zero == 0 else x
+    return (_SIGNS4[0, h] * a + _SIGNS4[1, h] * b) + _SIGNS4[2, h] * c
+
+
+# --- gradients as tables ------------------------------------------------------
+#
+# The kernels below never branch on a hash: on scattered points hashes are
+# random, and a branch on them is mispredicted about half the time. Instead,
+# the dot product of a gradient with a corner's offset is a sum of products
+# of the offset's components with per-hash coefficients from a table.
+#
+# Exactness: every gradient's dot product is a signed sum of some of the
+# offset's components (the ``grad`` functions above). A component the
+# gradient lacks gets a coefficient of zero, signed so that the product is
+# -0.0: a corner's offset is >= +0.0 on its low side of the cell and < 0 on
+# its high side, so the table has a row per side. Adding -0.0 changes no
+# value, signed zeros included, so the sum equals the ``grad`` function bit
+# for bit, provided the terms that remain are added in its order (for 2D and
+# 3D two terms, where order does not matter; for 4D y, z, w, then x).
+
+# Slopes k of the x term for 2D hashes 0-7, at a corner on the low x side
+# (offset X >= 0, row 0) and the high side (X < 0, row 1); a zero carries
+# the sign that makes k * X equal -0.0, and -0.0 + t is t bit for bit.
+_K2 = np.array(
+    [
+        [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, -0.0, -0.0],
+        [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 0.0, 0.0],
+    ]
+)
+
+
+# The x-free part of grad2(h, X, y) is s * y with s from this table: row 0
+# for a corner on the low y side (y >= 0), row 1 for the high side (y < 0).
+# Where the gradient has no y part, s is the signed zero that makes s * y
+# equal -0.0, so that -0.0 + k * X is k * X exactly.
+_S2 = np.array(
+    [
+        [1.0, 1.0, -1.0, -1.0, -0.0, -0.0, 1.0, -1.0],
+        [1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 1.0, -1.0],
+    ]
+)
+
+
+# Slopes of the x term for 3D hashes 0-15 (zeros as in _K2).
+_K3 = np.array(
+    [
+        [1, -1, 1, -1, 1, -1, 1, -1, -0.0, -0.0, -0.0, -0.0, 1, -0.0, -1, -0.0],
+        [1, -1, 1, -1, 1, -1, 1, -1, 0.0, 0.0, 0.0, 0.0, 1, 0.0, -1, 0.0],
+    ],
+    dtype=np.float64,
+)
+
+
+# The x-free part of grad3(h, X, y, z) is sy * y + sz * z with signs from
+# these tables (rows as in _S2: 0 for y, z >= 0, 1 for y, z < 0); a missing
+# term gets the signed zero that makes its product -0.0, which leaves the
+# other term exact.
+_SY3 = np.array(
+    [
+        [1, 1, -1, -1, -0.0, -0.0, -0.0, -0.0, 1, -1, 1, -1, 1, -1, 1, -1],
+        [1, 1, -1, -1, 0.0, 0.0, 0.0, 0.0, 1, -1, 1, -1, 1, -1, 1, -1],
+    ],
+    dtype=np.float64,
+)
+_SZ3 = np.array(
+    [
+        [-0.0, -0.0, -0.0, -0.0, 1, 1, -1, -1, 1, 1, -1, -1, -0.0, 1, -0.0, -1],
+        [0.0, 0.0, 0.0, 0.0, 1, 1, -1, -1, 1, 1, -1, -1, 0.0, 1, 0.0, -1],
+    ],
+    dtype=np.float64,
+)
+
+
+def _gradient_table4() -> np.ndarray:
+    # [axis, side, hash]: grad4's coefficient of axis x, y, z or w.
+    table = np.empty((4, 2, 32))
+    for h in range(32):
+        bit = 0
+        for axis in range(4):
+            if axis == h >> 3:
+                table[axis, :, h] = (-0.0, 0.0)
+            else:
+                table[axis, :, h] = -1.0 if (h >> bit) & 1 else 1.0
+                bit += 1
+    return table
+
+
+_G4 = _gradient_table4()
+
+
+@kernel
+def dot2(h, x, y, sx, sy):
+    """grad2(h, x, y) for a corner on side ``sx``/``sy`` (0 low, 1 high)."""
+    h = np.int64(h) & 7
+    return _S2[sy, h] * y + _K2[sx, h] * x
+
+
+@kernel
+def dot3(h, x, y, z, sx, sy, sz):
+    """grad3(h, x, y, z) for a corner on the given sides."""
+    h = np.int64(h) & 15
+    return (_SY3[sy, h] * y + _SZ3[sz, h] * z) + _K3[sx, h] * x
+
+
+@kernel
+def dot4(h, x, y, z, w, sx, sy, sz, sw):
+    """grad4(h, x, y, z, w) for a corner on the given sides."""
+    h = np.int64(h) & 31
+    return ((_G4[1, sy, h] * y + _G4[2, sz, h] * z) + _G4[3, sw, h] * w) + _G4[0, sx, h] * x
 
 
 @kernel
@@ -122,8 +218,8 @@ def perlin2(p, period, x, y):
     ym = y - 1.0
     return lerp(
         v,
-        lerp(u, grad2(p[a0 + y0], x, y), grad2(p[a1 + y0], xm, y)),
-        lerp(u, grad2(p[a0 + y1], x, ym), grad2(p[a1 + y1], xm, ym)),
+        lerp(u, dot2(p[a0 + y0], x, y, 0, 0), dot2(p[a1 + y0], xm, y, 1, 0)),
+        lerp(u, dot2(p[a0 + y1], x, ym, 0, 1), dot2(p[a1 + y1], xm, ym, 1, 1)),
     )
 
 
@@ -148,32 +244,36 @@ def perlin3(p, period, x, y, z):
         w,
         lerp(
             v,
-            lerp(u, grad3(p[b00 + z0], x, y, z), grad3(p[b10 + z0], xm, y, z)),
-            lerp(u, grad3(p[b01 + z0], x, ym, z), grad3(p[b11 + z0], xm, ym, z)),
+            lerp(u, dot3(p[b00 + z0], x, y, z, 0, 0, 0), dot3(p[b10 + z0], xm, y, z, 1, 0, 0)),
+            lerp(u, dot3(p[b01 + z0], x, ym, z, 0, 1, 0), dot3(p[b11 + z0], xm, ym, z, 1, 1, 0)),
         ),
         lerp(
             v,
-            lerp(u, grad3(p[b00 + z1], x, y, zm), grad3(p[b10 + z1], xm, y, zm)),
-            lerp(u, grad3(p[b01 + z1], x, ym, zm), grad3(p[b11 + z1], xm, ym, zm)),
+            lerp(u, dot3(p[b00 + z1], x, y, zm, 0, 0, 1), dot3(p[b10 + z1], xm, y, zm, 1, 0, 1)),
+            lerp(u, dot3(p[b01 + z1], x, ym, zm, 0, 1, 1), dot3(p[b11 + z1], xm, ym, zm, 1, 1, 1)),
         ),
     )
 
 
 @kernel
-def _perlin4_cube(p, c0, c1, x, xm, y, ym, z, zm, w, u, v, t):
-    # Trilinear blend of the 8 corners at one w level. c0 and c1 hold the
-    # corner hashes for x0 and x1, ordered (y0 z0, y1 z0, y0 z1, y1 z1).
+def _perlin4_cube(c0, c1, x, xm, y, ym, z, zm, w, sw, u, v, t):
+    # Trilinear blend of the 8 corners at one w level (side sw). c0 and c1
+    # hold the corner hashes for x0 and x1, ordered (y0 z0, y1 z0, y0 z1, y1 z1).
     return lerp(
         t,
         lerp(
             v,
-            lerp(u, grad4(c0[0], x, y, z, w), grad4(c1[0], xm, y, z, w)),
-            lerp(u, grad4(c0[1], x, ym, z, w), grad4(c1[1], xm, ym, z, w)),
+            lerp(u, dot4(c0[0], x, y, z, w, 0, 0, 0, sw), dot4(c1[0], xm, y, z, w, 1, 0, 0, sw)),
+            lerp(u, dot4(c0[1], x, ym, z, w, 0, 1, 0, sw), dot4(c1[1], xm, ym, z, w, 1, 1, 0, sw)),
         ),
         lerp(
             v,
-            lerp(u, grad4(c0[2], x, y, zm, w), grad4(c1[2], xm, y, zm, w)),
-            lerp(u, grad4(c0[3], x, ym, zm, w), grad4(c1[3], xm, ym, zm, w)),
+            lerp(u, dot4(c0[2], x, y, zm, w, 0, 0, 1, sw), dot4(c1[2], xm, y, zm, w, 1, 0, 1, sw)),
+            lerp(
+                u,
+                dot4(c0[3], x, ym, zm, w, 0, 1, 1, sw),
+                dot4(c1[3], xm, ym, zm, w, 1, 1, 1, sw),
+            ),
         ),
     )
 
@@ -201,8 +301,8 @@ def perlin4(p, period, x, y, z, w):
     zm = z - 1.0
     return lerp(
         s,
-        _perlin4_cube(p, lo0, lo1, x, xm, y, ym, z, zm, w, u, v, t),
-        _perlin4_cube(p, hi0, hi1, x, xm, y, ym, z, zm, w - 1.0, u, v, t),
+        _perlin4_cube(lo0, lo1, x, xm, y, ym, z, zm, w, 0, u, v, t),
+        _perlin4_cube(hi0, hi1, x, xm, y, ym, z, zm, w - 1.0, 1, u, v, t),
     )
 
 
@@ -226,27 +326,10 @@ CLASS_TABLES = 4
 # hashes as it goes, are used instead.
 SHORT_RUN = 4
 
-# Slopes k of the x term for 2D hashes 0-7, at a corner on the low x side
-# (offset X >= 0, row 0) and the high side (X < 0, row 1); a zero carries
-# the sign that makes k * X equal -0.0.
-_K2 = np.array(
-    [
-        [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, -0.0, -0.0],
-        [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 0.0, 0.0],
-    ]
-)
-
-
-# The x-free part of grad2(h, X, y) is s * y with s from this table: row 0
-# for a corner on the low y side (y >= 0), row 1 for the high side (y < 0).
-# Where the gradient has no y part, s is the signed zero that makes s * y
-# equal -0.0, so that -0.0 + k * X is k * X exactly.
-_S2 = np.array(
-    [
-        [1.0, 1.0, -1.0, -1.0, -0.0, -0.0, 1.0, -1.0],
-        [1.0, 1.0, -1.0, -1.0, 0.0, 0.0, 1.0, -1.0],
-    ]
-)
+# Below this mean run length, and when rows change lattice row less often
+# than this, rows are built from per-lattice-row data (perlin2_rows_lattice).
+LATTICE_RUN = 8
+LATTICE_ROWS = 0.75
 
 
 @kernel
@@ -324,36 +407,6 @@ def perlin2_row(hashes, slopes, fx, runs, fy, fym, v, scratch, out):
         o = out[s:e]
         for i in range(e - s):
             o[i] = _blend2(x0s[i], x1s[i], us[i], v, g)
-
-
-# Slopes of the x term for 3D hashes 0-15 (zeros as in _K2).
-_K3 = np.array(
-    [
-        [1, -1, 1, -1, 1, -1, 1, -1, -0.0, -0.0, -0.0, -0.0, 1, -0.0, -1, -0.0],
-        [1, -1, 1, -1, 1, -1, 1, -1, 0.0, 0.0, 0.0, 0.0, 1, 0.0, -1, 0.0],
-    ],
-    dtype=np.float64,
-)
-
-
-# The x-free part of grad3(h, X, y, z) is sy * y + sz * z with signs from
-# these tables (rows as in _S2: 0 for y, z >= 0, 1 for y, z < 0); a missing
-# term gets the signed zero that makes its product -0.0, which leaves the
-# other term exact.
-_SY3 = np.array(
-    [
-        [1, 1, -1, -1, -0.0, -0.0, -0.0, -0.0, 1, -1, 1, -1, 1, -1, 1, -1],
-        [1, 1, -1, -1, 0.0, 0.0, 0.0, 0.0, 1, -1, 1, -1, 1, -1, 1, -1],
-    ],
-    dtype=np.float64,
-)
-_SZ3 = np.array(
-    [
-        [-0.0, -0.0, -0.0, -0.0, 1, 1, -1, -1, 1, 1, -1, -1, -0.0, 1, -0.0, -1],
-        [0.0, 0.0, 0.0, 0.0, 1, 1, -1, -1, 1, 1, -1, -1, 0.0, 1, 0.0, -1],
-    ],
-    dtype=np.float64,
-)
 
 
 @kernel
@@ -564,9 +617,108 @@ def perlin2_row_classes(classes, table, low, high, v, out):
 
 
 @kernel
+def lattice_row2(p, ax, cell, out):
+    """The 2D hashes (``& 7``) of every sample's two x corners on lattice
+    row ``cell``: ``out[0, i] = h(x0_i, cell)``, ``out[1, i] = h(x1_i, cell)``.
+    A lattice row is the high side of one row of cells and the low side of
+    the next, so it is hashed once for both."""
+    a0s = ax[0]
+    a1s = ax[1]
+    low = out[0]
+    high = out[1]
+    seven = np.uint64(7)
+    for i in range(low.size):
+        low[i] = p[a0s[i] + cell] & seven
+        high[i] = p[a1s[i] + cell] & seven
+
+
+@kernel
+def _slope2(h, side):
+    # _K2[side, h] as arithmetic, so that a loop over samples vectorises.
+    zero = -0.0 if side == 0 else 0.0
+    return (1.0 - 2.0 * np.float64(h & 1)) if h < 6 else zero
+
+
+@kernel
+def _sign2(h, side):
+    # _S2[side, h] as arithmetic.
+    zero = -0.0 if side == 0 else 0.0
+    if h < 4:
+        return 1.0 - 2.0 * np.float64((h >> 1) & 1)
+    return zero if h < 6 else 1.0 - 2.0 * np.float64(h & 1)
+
+
+@kernel
+def perlin2_row_lattice(low, high, fx, fy, fym, v, out):
+    """``out[i] = perlin2(x[i], y)`` from the hashes (:func:`lattice_row2`)
+    of the row's low and high lattice rows: gradients by arithmetic on the
+    hash, no table look-ups, so the loop vectorises; the operations of
+    :func:`_blend2`, in its order."""
+    h0s = low[0]
+    h1s = low[1]
+    m0s = high[0]
+    m1s = high[1]
+    frac0 = fx[0]
+    frac1 = fx[1]
+    fades = fx[2]
+    for i in range(out.size):
+        h00 = np.int64(h0s[i])
+        h10 = np.int64(h1s[i])
+        h01 = np.int64(m0s[i])
+        h11 = np.int64(m1s[i])
+        x0 = frac0[i]
+        x1 = frac1[i]
+        g00 = _sign2(h00, 0) * fy + _slope2(h00, 0) * x0
+        g10 = _sign2(h10, 0) * fy + _slope2(h10, 1) * x1
+        g01 = _sign2(h01, 1) * fym + _slope2(h01, 0) * x0
+        g11 = _sign2(h11, 1) * fym + _slope2(h11, 1) * x1
+        u = fades[i]
+        a = g00 + u * (g10 - g00)
+        b = g01 + u * (g11 - g01)
+        out[i] = a + v * (b - a)
+
+
+@kernel
+def _lattice_slot(held, cy, j, which):
+    """Which of two kept lattice rows serves side ``which`` (0 low, 1 high)
+    of grid row ``j``, and whether it must be computed into that slot.
+
+    ``held`` names the lattice rows kept; a new one replaces the one that
+    row ``j``'s other side does not use (rows in one cell share both; the
+    next cell's low row is this one's high).
+    """
+    cell = np.int64(cy[which, j])
+    if held[0] == cell:
+        return 0, False
+    if held[1] == cell:
+        return 1, False
+    at = 1 if held[0] == np.int64(cy[1 - which, j]) else 0
+    held[at] = cell
+    return at, True
+
+
+@kernel
+def perlin2_rows_lattice(p, fx, ax, fy, cy, j0, j1, store, target, first):
+    """Rows ``j0:j1`` through :func:`perlin2_row_lattice`, keeping the
+    hashes of the last two lattice rows in ``store`` (``(2, 2, width)``)."""
+    held = np.array([-1, -1], dtype=np.int64)
+    for j in range(j0, j1):
+        low, fresh = _lattice_slot(held, cy, j, 0)
+        if fresh:
+            lattice_row2(p, ax, cy[0, j], store[low])
+        high, fresh = _lattice_slot(held, cy, j, 1)
+        if fresh:
+            lattice_row2(p, ax, cy[1, j], store[high])
+        perlin2_row_lattice(
+            store[low], store[high], fx, fy[0, j], fy[1, j], fy[2, j], target[j - first]
+        )
+
+
+@kernel
 def perlin2_rows(
-    p, fx, ax, runs, fy, cy, j0, j1, hashes, slopes, scratch, target, first, classes, reps, count
-):
+    p, fx, ax, runs, fy, cy, j0, j1, hashes, slopes, codes, scratch, target, first, classes, reps,
+    count,
+):  # fmt: skip
     """Rows ``j0:j1`` of a 2D grid into ``target[j - first]``.
 
     ``fx, ax, runs`` describe the x axis and ``fy, cy`` the y axis (see
@@ -597,25 +749,25 @@ def perlin2_rows(
                 _class_table(
                     fx, reps, count, fy[0, j], fy[1, j], scratch[found * size : (found + 1) * size]
                 )
-            low = high = 0
-            for which in range(2):
-                cell = np.int64(cy[which, j])
-                at = 0 if held[0] == cell else (1 if held[1] == cell else -1)
-                if at < 0:
-                    # Overwrite the row this one's other lattice row does not use.
-                    at = 1 if held[0] == np.int64(cy[1 - which, j]) else 0
-                    _hash_index(p, ax, np.uint64(cell), packed[at * width : (at + 1) * width])
-                    held[at] = cell
-                if which == 0:
-                    low = at
-                else:
-                    high = at
+            low, fresh = _lattice_slot(held, cy, j, 0)
+            if fresh:
+                _hash_index(p, ax, cy[0, j], packed[low * width : (low + 1) * width])
+            high, fresh = _lattice_slot(held, cy, j, 1)
+            if fresh:
+                _hash_index(p, ax, cy[1, j], packed[high * width : (high + 1) * width])
             perlin2_row_classes(
                 classes, scratch[found * size : (found + 1) * size],
                 packed[low * width : (low + 1) * width],
                 packed[high * width : (high + 1) * width],
                 fy[2, j], target[j - first],
             )  # fmt: skip
+        return
+    changes = 0
+    for j in range(j0 + 1, j1):
+        changes += cy[0, j] != cy[0, j - 1]
+    if width < LATTICE_RUN * (runs.size - 1) and changes < LATTICE_ROWS * (j1 - j0):
+        store = codes.reshape((2, 2, width))
+        perlin2_rows_lattice(p, fx, ax, fy, cy, j0, j1, store, target, first)
         return
     if fx.shape[1] < SHORT_RUN * (runs.size - 1):
         for j in range(j0, j1):

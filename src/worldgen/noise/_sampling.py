@@ -29,7 +29,7 @@ from numba import get_thread_id, prange, types
 from numba.extending import overload
 
 from worldgen._jit import OPTIONS, kernel, parallel_kernel
-from worldgen.noise._cellular import cellular2, cellular3
+from worldgen.noise._cellular import cellular2, cellular2_rows, cellular3
 from worldgen.noise._lattice import axis_table, offset_classes
 from worldgen.noise._perlin import (
     CLASS_TABLES,
@@ -40,7 +40,7 @@ from worldgen.noise._perlin import (
     perlin3_rows,
     perlin4,
 )
-from worldgen.noise._simplex import simplex2, simplex3, simplex4
+from worldgen.noise._simplex import simplex2, simplex2_rows, simplex3, simplex4
 from worldgen.noise._value import value1, value2, value2_rows, value3, value3_rows, value4
 
 PERLIN, VALUE, SIMPLEX, CELLULAR = 0, 1, 2, 3
@@ -285,6 +285,7 @@ def _buffers(width, per, n):
         np.empty((n, max(64, CLASS_TABLES * 128 * _MAX_CLASSES))),
         np.empty((n, width, 8), dtype=np.uint64),
         np.empty((n, width, 8)),
+        np.empty((n, 4, width), dtype=np.uint8),
         np.empty((n, per, width)),
         np.empty((n, per, width)),
     )
@@ -301,12 +302,12 @@ def _rows2(tag, plan, X, Y, o, j0, j1, buffers, target, first):
     if kind == PERLIN:
 
         def perlin(tag, plan, X, Y, o, j0, j1, buffers, target, first):
-            scratch, hashes, slopes = buffers
+            scratch, hashes, slopes, codes = buffers
             p = plan[0][o]
             runs = X[4][o, : X[5][o]]
             perlin2_rows(
-                p, X[1][o], X[3][o], runs, Y[1][o], Y[2][o], j0, j1, hashes, slopes, scratch, target,
-                first, X[6][o], X[7][o], X[8][o],
+                p, X[1][o], X[3][o], runs, Y[1][o], Y[2][o], j0, j1, hashes, slopes, codes, scratch,
+                target, first, X[6][o], X[7][o], X[8][o],
             )  # fmt: skip
 
         return perlin
@@ -329,17 +330,22 @@ def _rows2(tag, plan, X, Y, o, j0, j1, buffers, target, first):
             )
 
         return value
+    if kind == CELLULAR:
 
-    def generic(tag, plan, X, Y, o, j0, j1, buffers, target, first):
-        perms, periods, iopts, jitter = plan
-        xs = X[0][o]
-        for j in range(j0, j1):
-            y = Y[0][o, j]
-            t = target[j - first]
-            for i in range(xs.size):
-                t[i] = noise2(tag, perms[o], periods[o], iopts, jitter, xs[i], y)
+        def cellular(tag, plan, X, Y, o, j0, j1, buffers, target, first):
+            perms, periods, iopts, jitter = plan
+            cellular2_rows(
+                perms[o], periods[o], iopts[1], iopts[2], jitter, X[0][o], Y[0][o], j0, j1,
+                target, first,
+            )  # fmt: skip
 
-    return generic
+        return cellular
+
+    # The simplex kind.
+    def simplex(tag, plan, X, Y, o, j0, j1, buffers, target, first):
+        simplex2_rows(plan[0][o], X[0][o], Y[0][o], j0, j1, target, first)
+
+    return simplex
 
 
 @parallel_kernel
@@ -353,12 +359,12 @@ def grid2(
     Y = _axes(ys, freqs, offsets, periods, 1, iopts[0], perms)
     single = octaves == 1 and mode == FBM
     per, nchunks = _chunking(ys.size, width)
-    scratches, hashbufs, slopebufs, rowbufs, accbufs = _buffers(width, per, nthreads)
+    scratches, hashbufs, slopebufs, codebufs, rowbufs, accbufs = _buffers(width, per, nthreads)
     for chunk in prange(nchunks):
         j0 = chunk * per
         j1 = min(ys.size, j0 + per)
         t = get_thread_id()
-        buffers = (scratches[t], hashbufs[t], slopebufs[t])
+        buffers = (scratches[t], hashbufs[t], slopebufs[t], codebufs[t])
         if single:
             rows2(tag, plan, X, Y, 0, j0, j1, buffers, out, 0)
             continue
@@ -383,7 +389,7 @@ def _rows3(tag, plan, X, Y, Z, o, r0, r1, height, buffers, target, first):
     if kind == PERLIN:
 
         def perlin(tag, plan, X, Y, Z, o, r0, r1, height, buffers, target, first):
-            scratch, hashes, slopes = buffers
+            scratch, hashes, slopes, _ = buffers
             runs = X[4][o, : X[5][o]]
             perlin3_rows(
                 plan[0][o], X[1][o], X[3][o], runs, Y[1][o], Y[2][o], Z[1][o], Z[2][o],
@@ -431,12 +437,12 @@ def grid3(
     rows = zs.size * height
     flat = out.reshape((rows, width))
     per, nchunks = _chunking(rows, width)
-    scratches, hashbufs, slopebufs, rowbufs, accbufs = _buffers(width, per, nthreads)
+    scratches, hashbufs, slopebufs, codebufs, rowbufs, accbufs = _buffers(width, per, nthreads)
     for chunk in prange(nchunks):
         r0 = chunk * per
         r1 = min(rows, r0 + per)
         t = get_thread_id()
-        buffers = (scratches[t], hashbufs[t], slopebufs[t])
+        buffers = (scratches[t], hashbufs[t], slopebufs[t], codebufs[t])
         if single:
             rows3(tag, plan, X, Y, Z, 0, r0, r1, height, buffers, flat, 0)
             continue

@@ -45,9 +45,8 @@ def _cell(v):
 
 @kernel
 def _falloff(d2):
-    t = 0.5 - d2
-    if t <= 0.0:
-        return 0.0
+    # (0.5 - d2)^4 inside the radius, else 0.0 (no branch: max then square).
+    t = max(0.5 - d2, 0.0)
     t *= t
     return t * t
 
@@ -183,3 +182,59 @@ def simplex4(p, x, y, z, w):
         ]
         n += _falloff(dx * dx + dy * dy + dz * dz + dw * dw) * grad4(h, dx, dy, dz, dw)
     return SCALE4 * n
+
+
+@kernel
+def simplex2_rows(p, xs, ys, j0, j1, target, first):
+    """Rows ``j0:j1`` of a 2D grid at coordinates ``xs``, ``ys`` into
+    ``target[j - first]``.
+
+    Along a row, runs of samples share their skewed cell (``fi``, ``fj``):
+    the cell's four corner hashes are looked up once per run, and a loop
+    without hashing, that vectorises, does the rest. The middle corner is
+    computed both ways and the sample's own kept, so every sample performs
+    the operations of :func:`simplex2` in its order, and gets its bits.
+    """
+    width = xs.size
+    fis = np.empty(width, dtype=np.int64)
+    fjs = np.empty(width, dtype=np.int64)
+    one = np.uint64(1)
+    for j in range(j0, j1):
+        y = ys[j]
+        for i in range(width):
+            s = (xs[i] + y) * F2
+            fis[i] = math.floor(xs[i] + s)
+            fjs[i] = math.floor(y + s)
+        out = target[j - first]
+        start = 0
+        while start < width:
+            fi = fis[start]
+            fj = fjs[start]
+            end = start + 1
+            while end < width and fis[end] == fi and fjs[end] == fj:
+                end += 1
+            t = (fi + fj) * G2
+            a = fi - t
+            b = fj - t
+            ci = _cell(fi)
+            cj = _cell(fj)
+            h0 = p[p[ci] + cj]
+            hx = p[p[ci + one] + cj]
+            hy = p[p[ci] + cj + one]
+            h2 = p[p[ci + one] + cj + one]
+            for i in range(start, end):
+                x0 = xs[i] - a
+                y0 = y - b
+                x1 = x0 - 1.0 + G2
+                y1 = y0 - 0.0 + G2
+                x1b = x0 - 0.0 + G2
+                y1b = y0 - 1.0 + G2
+                x2 = x0 - 1.0 + 2.0 * G2
+                y2 = y0 - 1.0 + 2.0 * G2
+                n = _falloff(x0 * x0 + y0 * y0) * grad2(h0, x0, y0)
+                na = _falloff(x1 * x1 + y1 * y1) * grad2(hx, x1, y1)
+                nb = _falloff(x1b * x1b + y1b * y1b) * grad2(hy, x1b, y1b)
+                n += na if x0 > y0 else nb
+                n += _falloff(x2 * x2 + y2 * y2) * grad2(h2, x2, y2)
+                out[i] = SCALE2 * n
+            start = end
