@@ -21,9 +21,11 @@ the test suite keys its cache directory by the package's source to stay fresh.
 from __future__ import annotations
 
 import contextlib
+import numbers
 from collections.abc import Iterator
 
 import numba
+import numpy as np
 
 OPTIONS = {"cache": True, "fastmath": False, "error_model": "numpy", "nogil": True}
 
@@ -54,7 +56,11 @@ def threads(count: int) -> Iterator[None]:
     ...     pass
     """
     limit = numba.config.NUMBA_NUM_THREADS
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= limit:
+    if (
+        isinstance(count, (bool, np.bool_))
+        or not isinstance(count, numbers.Integral)
+        or not 1 <= count <= limit
+    ):
         raise ValueError(f"threads: count must be an integer from 1 to {limit}, got {count!r}")
     previous = numba.get_num_threads()
     numba.set_num_threads(count)

@@ -173,6 +173,11 @@ def write_png_frames(
     return paths
 
 
+# Coordinates are written to three decimals: beyond this they lose them (and
+# far beyond it, rounding overflows to inf).
+SVG_LIMIT = 1e15
+
+
 def _number(value: float) -> str:
     """``value`` with at most three decimals, no trailing zeros, no ``-0``."""
     return f"{round(value, 3) + 0.0:.3f}".rstrip("0").rstrip(".")
@@ -199,6 +204,11 @@ def _polylines(polylines: object) -> list[np.ndarray]:
         array = array.astype(np.float64, copy=False)
         if not np.isfinite(array).all():
             raise ValueError(f"polylines[{k}] must be finite; found NaN or infinity")
+        if not (np.abs(array) < SVG_LIMIT).all():
+            raise ValueError(
+                f"polylines[{k}] coordinates must lie within +-1e15 to be written to three "
+                "decimals; rescale the drawing"
+            )
         lines.append(array)
     return lines
 
@@ -259,6 +269,8 @@ def write_svg_polylines(
     lines = _polylines(polylines)
     w = check_positive(width, "width")
     h = check_positive(height, "height")
+    if not (w < SVG_LIMIT and h < SVG_LIMIT):
+        raise ValueError(f"width and height must be below 1e15, got {width!r} x {height!r}")
     if not isinstance(stroke, str) or not stroke.strip():
         raise ValueError(f"stroke must be a non-empty SVG colour string, got {stroke!r}")
     line_width = check_positive(stroke_width, "stroke_width")

@@ -11,6 +11,7 @@ from PIL import Image
 
 from worldgen.io._atomic import atomic_output
 from worldgen.io._image import check_unit, write_grey_png
+from worldgen.terrain._checks import finite_values
 
 FORMATS = ("png16", "png8", "raw16", "r16", "tiff", "npy")
 _SUFFIX = {
@@ -82,10 +83,13 @@ def write_float_tiff(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Pa
 
 def write_npy(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
     """Heights as a float32 ``.npy`` file."""
+    values = finite_values(heights, "heights")
+    if not (np.abs(values) <= np.finfo(np.float32).max).all():
+        raise ValueError("heights must fit in float32 (|h| <= 3.4e38) for a .npy height map")
     target = pathlib.Path(path)
     with atomic_output(target) as tmp:
         with open(tmp, "wb") as handle:
-            np.save(handle, np.asarray(heights, dtype=np.float32))
+            np.save(handle, values.astype(np.float32))
     return target
 
 

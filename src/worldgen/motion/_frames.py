@@ -16,7 +16,7 @@ import numpy as np
 
 from worldgen.noise import Fractal, Noise, Perlin, axis
 from worldgen.noise._generators import HASH_PERIOD
-from worldgen.noise._validate import check_int, check_positive
+from worldgen.noise._validate import check_int, check_positive, check_range, check_real
 from worldgen.terrain._shading import _check_stops, colour_ramp
 
 MAX_SIDE = 2**16
@@ -199,14 +199,9 @@ class Preset:
         object.__setattr__(self, "stops", tuple((t, tuple(c)) for t, c in self.stops))
         check_positive(self.scale, "scale")
         check_positive(self.speed, "speed")
-        if isinstance(self.rise, bool) or not isinstance(self.rise, (int, float)):
-            raise TypeError(f"rise must be a number >= 0, got {self.rise!r}")
-        if not (math.isfinite(self.rise) and self.rise >= 0.0):
+        if not check_real(self.rise, "rise") >= 0.0:
             raise ValueError(f"rise must be a finite number >= 0, got {self.rise!r}")
-        if isinstance(self.fade, bool) or not isinstance(self.fade, (int, float)):
-            raise TypeError(f"fade must be a number from 0 to 1, got {self.fade!r}")
-        if not 0.0 <= self.fade <= 1.0:
-            raise ValueError(f"fade must be a number from 0 to 1, got {self.fade!r}")
+        check_range(self.fade, "fade", 0.0, 1.0)
 
 
 PRESETS: dict[str, Preset] = {

@@ -17,7 +17,7 @@ import dataclasses
 import numpy as np
 
 from worldgen.noise._seed import derive_seed
-from worldgen.noise._validate import check_int, check_positive
+from worldgen.noise._validate import check_bool, check_instance, check_int, check_positive
 from worldgen.terrain._classify import (
     DEFAULT_BANDS,
     DEFAULT_BIOMES,
@@ -54,6 +54,8 @@ class Cleanup:
     lake_size: int = 0
 
     def __post_init__(self):
+        check_bool(self.thin_water, "thin_water")
+        check_bool(self.isolated, "isolated")
         check_int(self.lake_size, "lake_size", 0, 2**40)
 
 
@@ -91,6 +93,11 @@ class MapConfig:
     cleanup: Cleanup = dataclasses.field(default_factory=Cleanup)
 
     def __post_init__(self):
+        for name, cls in (
+            ("terrain", NoiseMap), ("mask", Mask), ("curve", HeightCurve),
+            ("biomes", BiomeTable), ("cleanup", Cleanup),
+        ):  # fmt: skip
+            check_instance(getattr(self, name), name, cls)
         object.__setattr__(self, "bands", check_bands(self.bands))
         check_positive(self.climate_scale, "climate_scale")
 
@@ -182,6 +189,7 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
     if config.cleanup.isolated:
         tiles = remove_isolated(tiles)
     if config.cleanup.lake_size and water:
-        land = next(i for i in range(len(config.bands)) if i not in water)
-        tiles = fill_lakes(tiles, water, config.cleanup.lake_size, land)
+        land = [i for i in range(len(config.bands)) if i not in water]
+        if land:  # with only water bands there is no land to fill lakes with
+            tiles = fill_lakes(tiles, water, config.cleanup.lake_size, land[0])
     return MapLayers(heights, classes, tiles.astype(np.uint8), moisture, temperature, biomes)

@@ -10,7 +10,7 @@ import numpy as np
 from worldgen.noise import Fractal, axis, by_name
 from worldgen.noise._generators import BASES
 from worldgen.noise._seed import check_seed
-from worldgen.noise._validate import check_choice, check_int, check_positive
+from worldgen.noise._validate import check_choice, check_int, check_pair, check_positive
 from worldgen.terrain._window import Window
 
 NORMALIZATIONS = ("local", "global", "none")
@@ -79,16 +79,11 @@ class NoiseMap:
 
     def __post_init__(self):
         check_seed(self.seed)
+        object.__setattr__(self, "seed", int(self.seed))
         check_int(self.width, "width", 1, 2**20)
         check_int(self.height, "height", 1, 2**20)
         check_positive(self.scale, "scale")
-        if (
-            not isinstance(self.offset, (tuple, list))
-            or len(self.offset) != 2
-            or not all(isinstance(v, (int, float)) and np.isfinite(v) for v in self.offset)
-        ):
-            raise ValueError(f"offset must be two finite numbers (x, y), got {self.offset!r}")
-        object.__setattr__(self, "offset", (float(self.offset[0]), float(self.offset[1])))
+        object.__setattr__(self, "offset", check_pair(self.offset, "offset"))
         check_choice(self.noise, "noise", tuple(BASES))
         check_choice(self.mode, "mode", MODES)
         check_choice(self.normalize, "normalize", NORMALIZATIONS)

@@ -181,9 +181,17 @@ def hillshade(
         raise ValueError(f"altitude must be from 0 to 90 degrees, got {altitude!r}")
     alt = np.radians(alt_degrees)
     z = check_positive(exaggeration, "exaggeration")
-    dx, dy = _horn_gradient(heights, check_positive(cell_size, "cell_size"))
-    dx *= z
-    dy *= z
+    cell = check_positive(cell_size, "cell_size")
+    with np.errstate(over="ignore", invalid="ignore"):
+        dx, dy = _horn_gradient(heights, cell)
+        dx *= z
+        dy *= z
+    # Slopes beyond 1e150 would overflow their squares (and shade NaN).
+    if not ((np.abs(dx) <= 1e150).all() and (np.abs(dy) <= 1e150).all()):
+        raise ValueError(
+            "heights * exaggeration / cell_size give slopes beyond 1e150; lower "
+            "exaggeration or rescale the heights"
+        )
     lit = np.sin(alt) - (dx * np.sin(az) + dy * np.cos(az)) * np.cos(alt)
     shade = lit / np.sqrt(1.0 + dx * dx + dy * dy)
     return np.clip(shade, 0.0, 1.0)

@@ -6,7 +6,8 @@ import dataclasses
 
 import numpy as np
 
-from worldgen.noise._validate import check_choice, check_positive
+from worldgen.noise._validate import check_bool, check_choice, check_pair, check_positive
+from worldgen.terrain._checks import finite_values
 
 MASK_SHAPES = ("none", "square", "radial", "square-bump")
 
@@ -67,19 +68,13 @@ class Mask:
         check_positive(self.radius, "mask radius")
         check_positive(self.a, "mask a")
         check_positive(self.b, "mask b")
-        if (
-            not isinstance(self.centre, (tuple, list))
-            or len(self.centre) != 2
-            or not all(isinstance(v, (int, float)) and np.isfinite(v) for v in self.centre)
-        ):
-            raise ValueError(f"mask centre must be two finite numbers (x, y), got {self.centre!r}")
-        object.__setattr__(self, "centre", (float(self.centre[0]), float(self.centre[1])))
+        object.__setattr__(self, "centre", check_pair(self.centre, "mask centre"))
 
     def falloff(self, wx: np.ndarray, wy: np.ndarray) -> np.ndarray:
         """Falloff in [0, 1] on the grid of world columns ``wx`` and rows
         ``wy``, shape ``(len(wy), len(wx))``."""
-        dx = (np.asarray(wx, dtype=np.float64) - self.centre[0])[None, :] / self.radius
-        dy = (np.asarray(wy, dtype=np.float64) - self.centre[1])[:, None] / self.radius
+        dx = (finite_values(wx, "wx") - self.centre[0])[None, :] / self.radius
+        dy = (finite_values(wy, "wy") - self.centre[1])[:, None] / self.radius
         if self.shape == "none":
             return np.zeros(np.broadcast_shapes(dx.shape, dy.shape))
         if self.shape == "square":
@@ -92,6 +87,7 @@ class Mask:
 
     def apply(self, heights: np.ndarray, wx: np.ndarray, wy: np.ndarray) -> np.ndarray:
         """``clip(heights - falloff, 0, 1)``: lower the land toward the edge."""
+        heights = finite_values(heights, "heights")
         if self.shape == "none":
             return heights
         return np.clip(heights - self.falloff(wx, wy), 0.0, 1.0)
@@ -137,9 +133,10 @@ class HeightCurve:
             raise ValueError("curve points must be finite, with strictly increasing x")
         object.__setattr__(self, "points", tuple((float(x), float(y)) for x, y in pts))
         check_positive(self.power, "curve power")
+        check_bool(self.smooth, "curve smooth")
 
     def __call__(self, heights: np.ndarray) -> np.ndarray:
-        h = np.asarray(heights, dtype=np.float64)
+        h = finite_values(heights, "heights")
         xs = np.array([p[0] for p in self.points])
         ys = np.array([p[1] for p in self.points])
         out = _monotone_cubic(h, xs, ys) if self.smooth else np.interp(h, xs, ys)
