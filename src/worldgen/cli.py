@@ -11,6 +11,7 @@ import contextlib
 import enum
 import os
 import pathlib
+import sys
 import time
 import warnings
 from typing import Annotated, Any
@@ -542,8 +543,51 @@ def wobble_command(
     _out.print(f"wrote {path} ({len(lines)} wobbly lines)", markup=False, highlight=False)
 
 
+# Click's base of usage errors, wherever this typer version keeps click.
+_ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the command line on ``argv`` and return its exit status.
+
+    Every failure is one line on stderr, never a traceback: usage errors
+    (status 2), library errors (status 1, see ``_fail``), Ctrl-C (130), too
+    little memory and unexpected errors (status 1; ``WORLDGEN_DEBUG=1``
+    re-raises these to show the traceback).
+    """
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=argv, prog_name="worldgen", standalone_mode=False)
+    except _ClickException as exc:
+        message = exc.format_message()
+        if message:  # empty when the help was shown instead (no arguments)
+            _err.print(
+                f"[red]error:[/red] {escape(message)} (see worldgen --help)", highlight=False
+            )
+        return exc.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        _err.print("[red]interrupted[/red]", highlight=False)
+        return 130
+    except MemoryError:
+        _err.print(
+            "[red]error:[/red] out of memory; make a smaller map, or cut it into tiles",
+            highlight=False,
+        )
+        return 1
+    except Exception as exc:
+        if os.environ.get("WORLDGEN_DEBUG"):
+            raise
+        _err.print(
+            f"[red]internal error:[/red] {type(exc).__name__}: {escape(str(exc))} "
+            "(WORLDGEN_DEBUG=1 shows the traceback; please report it)",
+            highlight=False,
+        )
+        return 1
+    return code if isinstance(code, int) else 0
+
+
 def main() -> None:
-    app()
+    sys.exit(run())
 
 
 if __name__ == "__main__":

@@ -93,8 +93,11 @@ def write_gif(
     """
     frames = _frames(frames)
     rate = check_positive(fps, "fps")
-    if rate > 100.0:
-        raise ValueError(f"fps must be at most 100 (GIF delays are whole 1/100 s), got {fps!r}")
+    if not 0.01 <= rate <= 100.0:
+        raise ValueError(
+            f"fps must be from 0.01 to 100 (GIF delays are whole 1/100 s, at most 655 s), "
+            f"got {fps!r}"
+        )
     images = [Image.fromarray(frame) for frame in frames]
     options = {"duration": round(1000.0 / rate), "disposal": 2}
     if loop:

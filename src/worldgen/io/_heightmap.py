@@ -11,7 +11,8 @@ from PIL import Image
 
 from worldgen.io._atomic import atomic_output
 from worldgen.io._image import check_unit, write_grey_png
-from worldgen.terrain._checks import finite_values
+from worldgen.noise._validate import check_int
+from worldgen.terrain._checks import finite_values, height_field
 
 FORMATS = ("png16", "png8", "raw16", "r16", "tiff", "npy")
 _SUFFIX = {
@@ -96,7 +97,7 @@ def write_npy(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
 def write_heightmap(path: str | os.PathLike, heights: np.ndarray, fmt: str) -> pathlib.Path:
     """Write ``heights`` in one of :data:`FORMATS` (``path`` without suffix
     gets the format's)."""
-    if fmt not in FORMATS:
+    if not isinstance(fmt, str) or fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     target = pathlib.Path(path)
     if not target.suffix:
@@ -120,9 +121,8 @@ def write_tiles(
     their neighbours' (as some engines want), make the map one pixel larger
     and cut with overlapping windows instead.
     """
-    if isinstance(tile, bool) or not isinstance(tile, int) or tile < 1:
-        raise ValueError(f"tile must be a positive integer, got {tile!r}")
-    heights = np.asarray(heights)
+    tile = check_int(tile, "tile", 1, 2**20)
+    heights = height_field(heights)
     paths = []
     directory = pathlib.Path(directory)
     with warnings.catch_warnings():

@@ -83,6 +83,8 @@ def write_map_set(
 
 def _check_options(config: MapConfig, formats, tile, relief) -> float:
     """Validate before any work, so that bad options write nothing."""
+    if not isinstance(config, MapConfig):
+        raise TypeError(f"config must be a MapConfig, got {type(config).__name__}")
     for fmt in formats:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")

@@ -54,6 +54,8 @@ def write_mesh(
         Every file written (the mesh first).
     """
     target = pathlib.Path(path)
+    if not isinstance(mesh, Mesh):
+        raise TypeError(f"mesh must be a Mesh (see heightfield_mesh), got {type(mesh).__name__}")
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in MESH_FORMATS:
         raise ValueError(

@@ -46,6 +46,8 @@ WATER_BANDS = ("deep water", "shallow water")
 
 
 def check_bands(bands) -> tuple[Band, ...]:
+    if isinstance(bands, (str, bytes)) or not isinstance(bands, (tuple, list)):
+        raise TypeError(f"bands must be a non-empty sequence of Band, got {bands!r}")
     bands = tuple(bands)
     if not bands or not all(isinstance(b, Band) for b in bands):
         raise ValueError("bands must be a non-empty sequence of Band")

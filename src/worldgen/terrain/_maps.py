@@ -166,6 +166,9 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
         if progress is not None:
             progress(name)
 
+    check_instance(config, "config", MapConfig)
+    if window is not None:
+        check_instance(window, "window", Window)
     terrain = config.terrain
     window = terrain.window if window is None else window
     stage("noise")

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from worldgen.noise._validate import check_int, check_positive
+from worldgen.noise._validate import check_bool, check_int, check_positive
 from worldgen.terrain._checks import (
     Colour,
     check_colour,
@@ -89,7 +89,7 @@ def colour_ramp(heights: np.ndarray, stops, *, blend: bool = False) -> np.ndarra
     """
     heights = height_field(heights)
     edges, colours = _check_stops(stops)
-    if not blend:
+    if not check_bool(blend, "blend"):
         index = np.minimum(np.searchsorted(edges, heights, side="left"), len(edges) - 1)
         return colours.astype(np.uint8)[index]
     out = np.empty((*heights.shape, 3), dtype=np.uint8)

@@ -6,7 +6,13 @@ import dataclasses
 
 import numpy as np
 
-from worldgen.noise._validate import check_bool, check_choice, check_pair, check_positive
+from worldgen.noise._validate import (
+    check_bool,
+    check_choice,
+    check_pair,
+    check_positive,
+    check_range,
+)
 from worldgen.terrain._checks import finite_values
 
 MASK_SHAPES = ("none", "square", "radial", "square-bump")
@@ -23,9 +29,18 @@ def falloff_curve(t: np.ndarray, a: float = 3.0, b: float = 2.2) -> np.ndarray:
     >>> falloff_curve(np.array([0.0, 1.0])).tolist()
     [0.0, 1.0]
     """
-    t = np.clip(t, 0.0, 1.0)
-    ta = t**a
-    return ta / (ta + (b - b * t) ** a)
+    a = check_range(a, "a", 1e-3, 1e3)
+    b = check_range(b, "b", 1e-3, 1e3)
+    t = np.clip(finite_values(t, "t"), 0.0, 1.0)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        ta = t**a
+        out = ta / (ta + (b - b * t) ** a)
+        # Where both terms underflow (or overflow), the same curve written as
+        # 1 / (1 + (b (1 - t) / t)^a) has no 0 / 0.
+        lost = ~np.isfinite(out)
+        if lost.any():
+            out = np.where(lost, 1.0 / (1.0 + (b * (1.0 - t) / t) ** a), out)
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,8 +81,8 @@ class Mask:
     def __post_init__(self):
         check_choice(self.shape, "mask shape", MASK_SHAPES)
         check_positive(self.radius, "mask radius")
-        check_positive(self.a, "mask a")
-        check_positive(self.b, "mask b")
+        check_range(self.a, "mask a", 1e-3, 1e3)
+        check_range(self.b, "mask b", 1e-3, 1e3)
         object.__setattr__(self, "centre", check_pair(self.centre, "mask centre"))
 
     def falloff(self, wx: np.ndarray, wy: np.ndarray) -> np.ndarray:

@@ -120,6 +120,8 @@ def make_terrain(map_config: MapConfig, config: TerrainConfig, *, progress=None)
         if progress is not None:
             progress(name, *counts)
 
+    check_instance(map_config, "map_config", MapConfig)
+    check_instance(config, "config", TerrainConfig)
     layers = make_layers(map_config, progress=stage)
     heights = map_config.unit_elevation(layers.elevation)
     seed = map_config.terrain.seed
