@@ -97,8 +97,8 @@ def outcome(command: str, option: str, value: str, out: pathlib.Path) -> tuple[s
 def run(examples: int) -> dict:
     counts = {"tried": 0, "clear": 0, "accepted": 0, "other": 0}
     others: list[dict[str, str]] = []
-    with tempfile.TemporaryDirectory() as folder:
-        tmp = pathlib.Path(folder)
+    with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
+        tmp = pathlib.Path(folder)  # also the working directory: "" paths land here
         for command in BASE:
             _fuzz_one(command, examples, tmp, counts, others)
     return {"counts": counts, "others": others}

@@ -23,6 +23,7 @@ It prints one JSON line: the counts, and each ``other`` outcome.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import pathlib
@@ -295,8 +296,8 @@ def outcome(target: Target, param: str, value: Any) -> tuple[str, str]:
 def run(examples: int) -> dict[str, Any]:
     counts = {"tried": 0, "clear": 0, "accepted": 0, "other": 0}
     others: list[dict[str, str]] = []
-    with tempfile.TemporaryDirectory() as folder:
-        tmp = pathlib.Path(folder)
+    with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
+        tmp = pathlib.Path(folder)  # also the working directory: "" paths land here
         file = tmp / "a-file"
         file.write_text("x")
         paths = st.sampled_from([str(file / "below.png"), "", str(tmp)])
