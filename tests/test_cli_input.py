@@ -13,7 +13,7 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from worldgen import cli
-from worldgen.config import example, map_config, world_config
+from worldgen.config import map_config, world_config
 from worldgen.terrain import MapConfig
 from worldgen.world import WorldConfig
 
@@ -61,6 +61,8 @@ def test_version():
 
 @pytest.mark.parametrize("name", ["map", "world"])
 def test_shipped_examples_are_every_default(name):
+    from worldgen.config import example
+
     result = runner.invoke(cli.app, ["config", "--example", name])
     assert result.exit_code == 0
     assert result.output == example(name)

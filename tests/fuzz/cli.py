@@ -14,18 +14,16 @@ interpreter is reported)::
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
-import json
 import pathlib
 import re
-import sys
 import tempfile
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.fuzz._runner import Tally, fuzz_settings, main
 from worldgen import cli
 
 # Small valid runs; every other option keeps its default.
@@ -95,46 +93,26 @@ def outcome(command: str, option: str, value: str, out: pathlib.Path) -> tuple[s
 
 
 def run(examples: int) -> dict:
-    counts = {"tried": 0, "clear": 0, "accepted": 0, "other": 0}
-    others: list[dict[str, str]] = []
+    tally = Tally()
     with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
         tmp = pathlib.Path(folder)  # also the working directory: "" paths land here
         for command in BASE:
-            _fuzz_one(command, examples, tmp, counts, others)
-    return {"counts": counts, "others": others}
+            _fuzz_one(command, examples, tmp, tally)
+    return tally.report()
 
 
-def _fuzz_one(command: str, examples: int, tmp: pathlib.Path, counts: dict, others: list):
+def _fuzz_one(command: str, examples: int, tmp: pathlib.Path, tally: Tally) -> None:
     serial = iter(range(10**9))
 
-    @settings(
-        max_examples=examples,
-        database=None,
-        derandomize=True,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    @fuzz_settings(examples)
     @given(option=st.sampled_from(OPTIONS[command]), value=st.sampled_from(VALUES))
     def fuzz(option, value):
         out = tmp / f"{command}-{next(serial)}"
         kind, detail = outcome(command, option, value, out)
-        counts["tried"] += 1
-        counts[kind] += 1
-        if kind == "other":
-            others.append({"argv": f"{command} {option} {value!r}", "detail": detail})
+        tally.add(kind, argv=f"{command} {option} {value!r}", detail=detail)
 
     fuzz()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", type=int, default=12, help="examples per command")
-    report = run(parser.parse_args().examples)
-    json.dump(report, sys.stdout)
-    sys.stdout.write("\n")
-    if report["counts"]["other"]:
-        sys.exit(3)
-
-
 if __name__ == "__main__":
-    main()
+    main(run, __doc__, 12)

@@ -22,19 +22,16 @@ It prints one JSON line: the counts, and each ``other`` outcome.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import dataclasses
-import json
 import pathlib
-import sys
 import tempfile
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import worldgen.io as wio
@@ -42,6 +39,7 @@ import worldgen.motion as motion
 import worldgen.noise as noise
 import worldgen.terrain as terrain
 import worldgen.world as world
+from tests.fuzz._runner import Tally, fuzz_settings, main
 from worldgen import threads
 
 NAN = float("nan")
@@ -294,52 +292,30 @@ def outcome(target: Target, param: str, value: Any) -> tuple[str, str]:
 
 
 def run(examples: int) -> dict[str, Any]:
-    counts = {"tried": 0, "clear": 0, "accepted": 0, "other": 0}
-    others: list[dict[str, str]] = []
+    tally = Tally()
     with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
         tmp = pathlib.Path(folder)  # also the working directory: "" paths land here
         file = tmp / "a-file"
         file.write_text("x")
         paths = st.sampled_from([str(file / "below.png"), "", str(tmp)])
         for target in targets(tmp):
-            _fuzz_one(target, examples, paths, counts, others)
-    return {"counts": counts, "others": others}
+            _fuzz_one(target, examples, paths, tally)
+    return tally.report()
 
 
-def _fuzz_one(target: Target, examples: int, paths, counts: dict, others: list) -> None:
-    @settings(
-        max_examples=examples,
-        database=None,
-        derandomize=True,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
+def _fuzz_one(target: Target, examples: int, paths, tally: Tally) -> None:
+    @fuzz_settings(examples)
     @given(data=st.data())
     def fuzz(data):
         param = data.draw(st.sampled_from(sorted(target.kwargs)))
         value = data.draw(st.one_of(BAD, paths) if param in target.paths else BAD)
         kind, detail = outcome(target, param, value)
-        counts["tried"] += 1
-        counts[kind] += 1
-        if kind == "other":
-            others.append(
-                {"target": target.name, "param": param, "value": repr(value)[:80],
-                 "detail": detail[:200]}
-            )  # fmt: skip
+        tally.add(
+            kind, target=target.name, param=param, value=repr(value)[:80], detail=detail[:200]
+        )
 
     fuzz()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", type=int, default=25, help="examples per target")
-    args = parser.parse_args()
-    report = run(args.examples)
-    json.dump(report, sys.stdout)
-    sys.stdout.write("\n")
-    if report["counts"]["other"]:
-        sys.exit(3)
-
-
 if __name__ == "__main__":
-    main()
+    main(run, __doc__, 25)
