@@ -163,24 +163,6 @@ def _root(
     """worldgen: procedural worlds from a seed."""
 
 
-class ExampleName(enum.StrEnum):
-    map = "map"
-    world = "world"
-
-
-@app.command("config")
-def config_command(
-    example: Annotated[
-        ExampleName, Opt(help="Which example config to print: map or world.")
-    ] = ExampleName.map,
-) -> None:
-    """Print an example TOML config, every key at its default, ready to edit:
-    `worldgen config --example map > my_map.toml`."""
-    from worldgen.config import example as example_text
-
-    typer.echo(example_text(example.value), nl=False)
-
-
 Opt = typer.Option
 
 
@@ -541,6 +523,24 @@ def wobble_command(
     except (ValueError, TypeError, OSError) as exc:
         raise _fail(exc) from None
     _out.print(f"wrote {path} ({len(lines)} wobbly lines)", markup=False, highlight=False)
+
+
+class ExampleName(enum.StrEnum):
+    map = "map"
+    world = "world"
+
+
+@app.command("config")
+def config_command(
+    example: Annotated[
+        ExampleName, Opt(help="Which example config to print: map or world.")
+    ] = ExampleName.map,
+) -> None:
+    """Print an example TOML config, every key at its default, ready to edit:
+    `worldgen config --example map > my_map.toml`."""
+    from worldgen.config import example as example_text
+
+    typer.echo(example_text(example.value), nl=False)
 
 
 # Click's base of usage errors, wherever this typer version keeps click.

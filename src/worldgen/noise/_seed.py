@@ -71,8 +71,10 @@ def derive_seed(seed: int, tag: int) -> int:
     >>> derive_seed(0, 1) != derive_seed(0, 2)
     True
     """
-    if isinstance(tag, bool) or not isinstance(tag, numbers.Integral) or not 0 <= tag < 2**62:
-        raise TypeError(f"tag must be a non-negative integer below 2**62, got {tag!r}")
+    if isinstance(tag, bool) or not isinstance(tag, numbers.Integral):
+        raise TypeError(f"tag must be a non-negative integer, got {tag!r}")
+    if not 0 <= tag < 2**62:
+        raise ValueError(f"tag must be a non-negative integer below 2**62, got {tag!r}")
     return _mix64((check_seed(seed) + _GOLDEN * (int(tag) + 1)) & _MASK64)
 
 

@@ -7,7 +7,7 @@ import hashlib
 import json
 
 from worldgen.noise._seed import check_seed
-from worldgen.noise._validate import check_int
+from worldgen.noise._validate import check_bool, check_int
 from worldgen.terrain._checks import check_colour
 from worldgen.world._blocks import PALETTE
 
@@ -88,8 +88,7 @@ class WorldConfig:
                 f"sea_level must lie between y_min + 16 and y_max - 33, got {self.sea_level}"
             )
         for name in ("caves", "trees", "ores"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+            object.__setattr__(self, name, check_bool(getattr(self, name), name))
         palette = _check_palette(self.palette)
         if [n for n, _ in palette] != [n for n, _ in PALETTE]:
             raise ValueError(
