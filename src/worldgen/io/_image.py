@@ -51,7 +51,7 @@ def write_grey_png(path: str | os.PathLike, values: np.ndarray, *, bits: int = 8
         ``bits`` is not 8 or 16.
     """
     values = check_unit(values)
-    if bits not in (8, 16):
+    if isinstance(bits, bool) or not isinstance(bits, int | np.integer) or bits not in (8, 16):
         raise ValueError(f"bits must be 8 or 16, got {bits!r}")
     top = 255 if bits == 8 else 65535
     pixels = np.rint(values * top).astype(np.uint8 if bits == 8 else np.uint16)

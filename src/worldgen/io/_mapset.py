@@ -12,7 +12,7 @@ from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
-from worldgen.noise._validate import check_instance
+from worldgen.noise._validate import check_instance, check_real
 from worldgen.terrain._classify import band_colours
 from worldgen.terrain._maps import MapConfig, make_layers
 from worldgen.terrain._rivers import draw_rivers
@@ -91,10 +91,12 @@ def _check_options(config: MapConfig, formats, tile, relief) -> float:
     if tile is not None and (isinstance(tile, bool) or not isinstance(tile, int) or tile < 1):
         raise ValueError(f"tile must be a positive integer, got {tile!r}")
     terrain = config.terrain
-    relief = max(terrain.width, terrain.height) / 4 if relief is None else float(relief)
-    if not (np.isfinite(relief) and relief > 0):
-        raise ValueError(f"relief must be a finite number > 0, got {relief!r}")
-    return relief
+    if relief is None:
+        return max(terrain.width, terrain.height) / 4
+    # Heights are in [0, 1]: up to 1e100, slopes stay far from overflow.
+    if not 0.0 < check_real(relief, "relief") <= 1e100:
+        raise ValueError(f"relief must be a number > 0 and at most 1e100, got {relief!r}")
+    return float(relief)
 
 
 def _write_layers(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import numbers
 
 import numpy as np
 
+from worldgen.noise._validate import check_real
 from worldgen.terrain._checks import Colour, check_colour, finite_values
 
 
@@ -22,13 +22,7 @@ class Band:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"band name must be a non-empty string, got {self.name!r}")
-        if (
-            isinstance(self.top, (bool, np.bool_))
-            or not isinstance(self.top, numbers.Real)
-            or not np.isfinite(self.top)
-        ):
-            raise ValueError(f"band {self.name!r}: top must be a finite number, got {self.top!r}")
-        object.__setattr__(self, "top", float(self.top))
+        object.__setattr__(self, "top", check_real(self.top, f"band {self.name!r}: top"))
         object.__setattr__(self, "colour", check_colour(self.colour, f"band {self.name!r} colour"))
 
 

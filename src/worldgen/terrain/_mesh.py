@@ -112,12 +112,19 @@ def heightfield_mesh(
         )
     # Central differences of the full field; the border (or one-sided
     # differences at the edge) supplies the neighbours of edge samples.
-    if border:
-        gx = (y[1:-1, 2:] - y[1:-1, :-2]) / (2.0 * cell)
-        gz = (y[2:, 1:-1] - y[:-2, 1:-1]) / (2.0 * cell)
-        y = y[1:-1, 1:-1]
-    else:
-        gz, gx = np.gradient(y, cell)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if border:
+            gx = (y[1:-1, 2:] - y[1:-1, :-2]) / (2.0 * cell)
+            gz = (y[2:, 1:-1] - y[:-2, 1:-1]) / (2.0 * cell)
+            y = y[1:-1, 1:-1]
+        else:
+            gz, gx = np.gradient(y, cell)
+    # Slopes beyond 1e150 would overflow the normals' squares.
+    if not ((np.abs(gx) <= 1e150).all() and (np.abs(gz) <= 1e150).all()):
+        raise ValueError(
+            f"heights * multiplier / cell_size give slopes beyond 1e150 (multiplier="
+            f"{multiplier!r}, cell_size={cell!r}); lower the multiplier or raise cell_size"
+        )
     rows = _lod_indices(y.shape[0], stride)
     cols = _lod_indices(y.shape[1], stride)
     grid = np.ix_(rows, cols)
