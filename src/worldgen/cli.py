@@ -500,7 +500,9 @@ def wobble_command(
         "worldgen-out"
     ),
     seed: Annotated[int, Opt(help="Any 64-bit integer.")] = 0,
-    amplitude: Annotated[float, Opt(help="Largest sideways wobble, in pixels.")] = 2.5,
+    amplitude: Annotated[
+        float, Opt(help="Largest sideways wobble, in pixels (the drawing is 400 x 300).", max=1e6)
+    ] = 2.5,
     wavelength: Annotated[
         float, Opt(help="Length of one wobble along the line, in pixels.")
     ] = 30.0,
