@@ -179,3 +179,28 @@ def test_version_from_a_fresh_interpreter():
         [sys.executable, "-m", "worldgen.cli", "--version"], capture_output=True, text=True
     )
     assert done.returncode == 0 and done.stdout.startswith("worldgen ")
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "text"),
+    [
+        (MemoryError(), 1, "out of memory"),
+        (RuntimeError("boom"), 1, "internal error: RuntimeError: boom"),
+        (KeyboardInterrupt(), 130, "interrupted"),
+    ],
+)
+def test_run_turns_every_failure_into_one_line(monkeypatch, capsys, error, code, text):
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr("worldgen.motion.sketch_shapes", fail)
+    monkeypatch.delenv("WORLDGEN_DEBUG", raising=False)
+    assert cli.run(["wobble", "--out", "unused"]) == code
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and text in lines[0]
+
+
+def test_usage_errors_exit_2_with_one_line(capsys):
+    assert cli.run(["map", "--width", "abc"]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "--width" in lines[0]

@@ -585,6 +585,8 @@ def run(argv: list[str] | None = None) -> int:
             highlight=False,
         )
         return 1
+    if code == 130:  # newer typer turns Ctrl-C into a silent Exit(130)
+        _err.print("[red]interrupted[/red]", highlight=False)
     return code if isinstance(code, int) else 0
 
 
