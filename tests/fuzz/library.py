@@ -104,6 +104,8 @@ def targets(tmp: pathlib.Path) -> list[Target]:
     blocks = np.zeros((wc.height, 4, 4), dtype=np.uint8)
     blocks[:70] = 1
     out = tmp / "out"
+    csv = wio.write_tiles_csv(tmp / "read.csv", _tiles())
+    tiled = wio.write_tiled_json(tmp / "read.json", _tiles(), colours=[(1, 2, 3)] * 3)
     return [
         # noise
         Target("Perlin", noise.Perlin, {"seed": 3, "period": 4}),
@@ -187,6 +189,8 @@ def targets(tmp: pathlib.Path) -> list[Target]:
         Target("heightfield_mesh", terrain.heightfield_mesh,
                {"heights": h, "multiplier": 2.0, "cell_size": 1.0, "stride": 1,
                 "border": False}),
+        Target("flow_accumulation", terrain.flow_accumulation,
+               {"directions": terrain.flow_directions(terrain.fill_depressions(h))}),
         Target("remove_thin_water", terrain.remove_thin_water, {"tiles": _tiles(), "water": 0}),
         Target("remove_isolated", terrain.remove_isolated, {"tiles": _tiles(),
                                                             "connectivity": 8}),
@@ -214,6 +218,11 @@ def targets(tmp: pathlib.Path) -> list[Target]:
                {"path": tmp / "m.json", "tiles": _tiles(),
                 "colours": [(1, 2, 3), (4, 5, 6), (7, 8, 9)], "tile_size": 4},
                paths=("path",)),
+        Target("write_png_frames", wio.write_png_frames,
+               {"directory": tmp / "frames", "frames": np.zeros((2, 3, 4, 3), np.uint8),
+                "prefix": "f"}, paths=("directory",)),
+        Target("read_tiles_csv", wio.read_tiles_csv, {"path": csv}, paths=("path",)),
+        Target("read_tiled_json", wio.read_tiled_json, {"path": tiled}, paths=("path",)),
         Target("write_gif", wio.write_gif, {"path": tmp / "a.gif",
                                             "frames": np.zeros((2, 4, 4, 3), np.uint8),
                                             "fps": 10.0}, paths=("path",)),
@@ -230,6 +239,10 @@ def targets(tmp: pathlib.Path) -> list[Target]:
         Target("WorldConfig", world.WorldConfig, {"seed": 1, "y_min": -64, "y_max": 64,
                                                   "sea_level": 10, "caves": False}),
         Target("generate_chunk", world.generate_chunk, {"config": wc, "cx": 1, "cz": -2}),
+        Target("generate_region", world.generate_region, {"config": wc, "x0": -3, "z0": 5,
+                                                          "width": 3, "depth": 2}),
+        Target("write_voxel_glb", world.write_voxel_glb,
+               {"path": tmp / "v.glb", "mesh": world.greedy_mesh(blocks)}, paths=("path",)),
         Target("chunk_range", world.chunk_range, {"x": 3.0, "z": 4.0, "radius": 20.0}),
         Target("top_down", world.top_down, {"blocks": blocks, "y_min": -64, "sea_level": 62}),
         Target("cross_section", world.cross_section, {"blocks": blocks, "z": 1, "y_min": -64}),
