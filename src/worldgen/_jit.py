@@ -32,6 +32,7 @@ call, so it must be set at import, before any kernel runs.
 from __future__ import annotations
 
 import contextlib
+import numbers
 import os
 from collections.abc import Iterator
 
@@ -39,6 +40,7 @@ from collections.abc import Iterator
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba
+import numpy as np
 
 OPTIONS = {"cache": True, "fastmath": False, "error_model": "numpy", "nogil": True}
 
@@ -69,7 +71,11 @@ def threads(count: int) -> Iterator[None]:
     ...     pass
     """
     limit = numba.config.NUMBA_NUM_THREADS
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= limit:
+    if (
+        isinstance(count, (bool, np.bool_))
+        or not isinstance(count, numbers.Integral)
+        or not 1 <= count <= limit
+    ):
         raise ValueError(f"threads: count must be an integer from 1 to {limit}, got {count!r}")
     previous = numba.get_num_threads()
     numba.set_num_threads(count)

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import os
 import pathlib
+import sys
+import time
 import warnings
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -77,7 +80,21 @@ def _fail(exc: BaseException) -> typer.Exit:
     return typer.Exit(1)
 
 
+def _needs_compiling() -> bool:
+    """Whether numba has no cached machine code yet for the noise kernels
+    (the first run on a machine, or after an upgrade)."""
+    from worldgen.noise import _sampling
+
+    try:
+        index = _sampling.grid2._cache._cache_file._index_path
+    except AttributeError:  # numba without a cache, or a changed layout
+        return False
+    return not os.path.exists(index)
+
+
 def _progress() -> Progress:
+    if _needs_compiling():
+        _err.print("compiling kernels (first run only, about a minute)...", highlight=False)
     return Progress(
         TextColumn("{task.description:<10}"),
         BarColumn(),
@@ -110,12 +127,15 @@ WindowX = Annotated[
     typer.Option(
         "--x",
         help="Window's left column in world cells (pixels of the configured map); with "
-        "--x/--y, --width/--height give the window's size. [default: the whole map]",
+        "--x/--y, --width/--height give the window's size.",
+        show_default="the whole map",
     ),
 ]
 WindowY = Annotated[
     int | None,
-    typer.Option("--y", help="Window's top row in world cells (see --x). [default: 0]"),
+    typer.Option(
+        "--y", help="Window's top row in world cells (see --x).", show_default="the whole map"
+    ),
 ]
 
 
@@ -168,9 +188,15 @@ def _stages(names: tuple[str, ...]):
     with _progress() as bar:
         task = bar.add_task(names[0], total=len(names))
 
+        started = time.monotonic()
+        current: list[str] = []
+
         def advance(stage: str, done: int = 0, total: int = 0) -> None:
             fraction = done / total if total else 0.0
             bar.update(task, description=stage, completed=names.index(stage) + fraction)
+            if not _err.is_terminal and current[-1:] != [stage]:  # piped: plain log lines
+                current.append(stage)
+                _err.print(f"[{time.monotonic() - started:6.1f}s] {stage}", highlight=False)
 
         yield advance
 
@@ -181,8 +207,23 @@ def _written(written: list[pathlib.Path], out: pathlib.Path, what: str) -> None:
         _out.print(f"  {path}", markup=False, highlight=False)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        _out.print(f"worldgen {version('worldgen')}", markup=False, highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
     """worldgen: procedural worlds from a seed."""
 
 
@@ -195,75 +236,103 @@ def map_command(
         "worldgen-out"
     ),
     config: Annotated[
-        pathlib.Path | None, Opt(help="TOML config file; options given here override it.")
+        pathlib.Path | None,
+        Opt(
+            help="TOML config file; options given here override it "
+            "(`worldgen config --example map` prints one).",
+            show_default="none",
+        ),
     ] = None,
     preset: Annotated[
         PresetName | None,
-        Opt(help="Start from a preset (the config file and options override it)."),
+        Opt(
+            help="Start from a preset (the config file and options override it).",
+            show_default="none",
+        ),
     ] = None,
-    seed: Annotated[int | None, Opt(help="Any 64-bit integer. [default: 0]")] = None,
-    width: Annotated[int | None, Opt(help="Pixels across. [default: 512]")] = None,
-    height: Annotated[int | None, Opt(help="Pixels down. [default: 512]")] = None,
+    seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
+    width: Annotated[int | None, Opt(help="Pixels across.", show_default="512")] = None,
+    height: Annotated[int | None, Opt(help="Pixels down.", show_default="512")] = None,
     x: WindowX = None,
     y: WindowY = None,
     scale: Annotated[
-        float | None, Opt(help="Pixels per noise cell at the first octave. [default: 128]")
+        float | None, Opt(help="Pixels per noise cell at the first octave.", show_default="128")
     ] = None,
-    offset_x: Annotated[float | None, Opt(help="Pan right, in pixels. [default: 0]")] = None,
-    offset_y: Annotated[float | None, Opt(help="Pan down, in pixels. [default: 0]")] = None,
-    octaves: Annotated[int | None, Opt(help="Fractal octaves, 1-32. [default: 6]")] = None,
+    offset_x: Annotated[
+        float | None,
+        Opt(
+            help="Pan right, in pixels, counted from the map centre (0: centred).", show_default="0"
+        ),
+    ] = None,
+    offset_y: Annotated[
+        float | None,
+        Opt(
+            help="Pan down, in pixels, counted from the map centre (0: centred).", show_default="0"
+        ),
+    ] = None,
+    octaves: Annotated[int | None, Opt(help="Fractal octaves, 1-32.", show_default="6")] = None,
     persistence: Annotated[
-        float | None, Opt(help="Amplitude ratio between octaves. [default: 0.5]")
+        float | None, Opt(help="Amplitude ratio between octaves.", show_default="0.5")
     ] = None,
     lacunarity: Annotated[
-        float | None, Opt(help="Frequency ratio between octaves. [default: 2]")
+        float | None, Opt(help="Frequency ratio between octaves.", show_default="2")
     ] = None,
-    noise: Annotated[NoiseName | None, Opt(help="Base noise. [default: perlin]")] = None,
-    mode: Annotated[Mode | None, Opt(help="Fractal mode. [default: fbm]")] = None,
+    noise: Annotated[NoiseName | None, Opt(help="Base noise.", show_default="perlin")] = None,
+    mode: Annotated[Mode | None, Opt(help="Fractal mode.", show_default="fbm")] = None,
     normalize: Annotated[
         Normalize | None,
         Opt(
-            help="local (stretch this map), global or none (seamless). "
-            "[default: local; global for a window]"
+            help="local (stretch this map), global or none (seamless).",
+            show_default="local; global for a window",
         ),
     ] = None,
-    mask: Annotated[MaskShape | None, Opt(help="Island mask shape. [default: none]")] = None,
+    mask: Annotated[MaskShape | None, Opt(help="Island mask shape.", show_default="none")] = None,
     mask_radius: Annotated[
-        float | None, Opt(help="Mask radius in pixels. [default: half the smaller side]")
+        float | None, Opt(help="Mask radius in pixels.", show_default="half the smaller side")
     ] = None,
-    power: Annotated[float | None, Opt(help="Height redistribution exponent. [default: 1]")] = None,
+    power: Annotated[
+        float | None, Opt(help="Height redistribution exponent.", show_default="1")
+    ] = None,
     lake_size: Annotated[
-        int | None, Opt(help="Fill enclosed lakes smaller than this many tiles. [default: 0]")
+        int | None, Opt(help="Fill enclosed lakes smaller than this many tiles.", show_default="0")
     ] = None,
     thin_water: Annotated[
         bool | None,
         Opt(
-            "--thin-water/--no-thin-water", help="Turn one-tile-wide water into land. [default: on]"
+            "--thin-water/--no-thin-water",
+            help="Turn one-tile-wide water into land.",
+            show_default="on",
         ),
     ] = None,
     isolated: Annotated[
         bool | None,
         Opt(
             "--isolated/--no-isolated",
-            help="Give lone tiles their neighbours' class. [default: on]",
+            help="Give lone tiles their neighbours' class.",
+            show_default="on",
         ),
     ] = None,
     climate_scale: Annotated[
-        float | None, Opt(help="Moisture noise scale relative to the terrain's. [default: 2]")
+        float | None, Opt(help="Moisture noise scale relative to the terrain's.", show_default="2")
     ] = None,
     relief: Annotated[
         float | None,
         Opt(
             help="Cells high a height of 1.0 stands, for shading (a world unit: every "
-            "window shades alike). [default: 128; a preset's grows with the map]"
+            "window shades alike).",
+            show_default="128; a preset's grows with the map",
         ),
     ] = None,
     export: Annotated[
         list[Format] | None,
-        Opt(help="Also write the heights as png8, raw16, r16, tiff or npy (repeatable)."),
+        Opt(
+            help="Also write the heights as png8, raw16, r16, tiff or npy (repeatable).",
+            show_default="none",
+        ),
     ] = None,
     tile: Annotated[
-        int | None, Opt(help="Also cut the heights into TILE x TILE PNGs under tiles/.")
+        int | None,
+        Opt(help="Also cut the heights into TILE x TILE PNGs under tiles/.", show_default="none"),
     ] = None,
     blend: Annotated[bool, Opt(help="Blend band colours instead of stepping them.")] = False,
 ) -> None:
@@ -341,17 +410,25 @@ def terrain_command(
         "worldgen-out"
     ),
     config: Annotated[
-        pathlib.Path | None, Opt(help="TOML map config file; options given here override it.")
+        pathlib.Path | None,
+        Opt(
+            help="TOML map config file; options given here override it "
+            "(`worldgen config --example map` prints one).",
+            show_default="none",
+        ),
     ] = None,
     preset: Annotated[
-        PresetName | None, Opt(help="Start from a preset. [default: islands]")
+        PresetName | None, Opt(help="Start from a preset.", show_default="islands")
     ] = None,
-    seed: Annotated[int | None, Opt(help="Any 64-bit integer. [default: 0]")] = None,
-    width: Annotated[int | None, Opt(help="Pixels across. [default: 512]")] = None,
-    height: Annotated[int | None, Opt(help="Pixels down. [default: 512]")] = None,
-    scale: Annotated[float | None, Opt(help="Pixels per noise cell at the first octave.")] = None,
+    seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
+    width: Annotated[int | None, Opt(help="Pixels across.", show_default="512")] = None,
+    height: Annotated[int | None, Opt(help="Pixels down.", show_default="512")] = None,
+    scale: Annotated[
+        float | None,
+        Opt(help="Pixels per noise cell at the first octave.", show_default="from the preset"),
+    ] = None,
     droplets: Annotated[
-        int | None, Opt(help="Hydraulic erosion droplets. [default: one per four cells]")
+        int | None, Opt(help="Hydraulic erosion droplets.", show_default="one per four cells")
     ] = None,
     thermal: Annotated[int, Opt(help="Thermal erosion iterations.")] = 0,
     dla: Annotated[float, Opt(help="Blend of DLA mountain ridges into the heights, 0-1.")] = 0.0,
@@ -360,14 +437,16 @@ def terrain_command(
     ] = True,
     river_threshold: Annotated[
         float | None,
-        Opt(help="Cells draining through a cell to make a river. [default: 0.5% of the cells]"),
+        Opt(
+            help="Cells draining through a cell to make a river.", show_default="0.5% of the cells"
+        ),
     ] = None,
     mesh: Annotated[
-        list[MeshFormat] | None, Opt(help="Mesh formats to write (repeatable). [default: glb]")
+        list[MeshFormat] | None, Opt(help="Mesh formats to write (repeatable).", show_default="glb")
     ] = None,
     multiplier: Annotated[
         float | None,
-        Opt(help="Mesh height of 1.0, in cells. [default: a quarter of the larger side]"),
+        Opt(help="Mesh height of 1.0, in cells.", show_default="a quarter of the larger side"),
     ] = None,
     stride: Annotated[int, Opt(help="Mesh level of detail: keep every STRIDE-th sample.")] = 1,
 ) -> None:
@@ -407,26 +486,33 @@ def world_command(
         "worldgen-out"
     ),
     config: Annotated[
-        pathlib.Path | None, Opt(help="TOML world config file; options given here override it.")
+        pathlib.Path | None,
+        Opt(
+            help="TOML world config file; options given here override it "
+            "(`worldgen config --example world` prints one).",
+            show_default="none",
+        ),
     ] = None,
-    seed: Annotated[int | None, Opt(help="Any 64-bit integer. [default: 0]")] = None,
+    seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
     x: Annotated[int, Opt(help="World x of the centre.")] = 0,
     z: Annotated[int, Opt(help="World z of the centre.")] = 0,
     radius: Annotated[int, Opt(help="Generate the chunks within this many blocks.")] = 128,
     mesh_radius: Annotated[int, Opt(help="Mesh the chunks within this many blocks.")] = 24,
     store: Annotated[
-        pathlib.Path | None, Opt(help="Chunk store file. [default: OUT/world.db]")
+        pathlib.Path | None, Opt(help="Chunk store file.", show_default="OUT/world.db")
     ] = None,
-    threads: Annotated[int | None, Opt(help="Generator threads. [default: the CPU count]")] = None,
+    threads: Annotated[
+        int | None, Opt(help="Generator threads.", show_default="the CPU count")
+    ] = None,
     caves: Annotated[
-        bool | None, Opt("--caves/--no-caves", help="Carve caves. [default: on]")
+        bool | None, Opt("--caves/--no-caves", help="Carve caves.", show_default="on")
     ] = None,
     trees: Annotated[
-        bool | None, Opt("--trees/--no-trees", help="Grow trees. [default: on]")
+        bool | None, Opt("--trees/--no-trees", help="Grow trees.", show_default="on")
     ] = None,
     terrain: Annotated[
         WorldTerrain | None,
-        Opt(help="Ground: 3d (overhangs, arches) or heightmap. [default: 3d]"),
+        Opt(help="Ground: 3d (overhangs, arches) or heightmap.", show_default="3d"),
     ] = None,
 ) -> None:
     """Generate the voxel world around a point into a chunk store, then draw it: map, section, block mesh."""
@@ -506,7 +592,9 @@ def wobble_command(
         "worldgen-out"
     ),
     seed: Annotated[int, Opt(help="Any 64-bit integer.")] = 0,
-    amplitude: Annotated[float, Opt(help="Largest sideways wobble, in pixels.")] = 2.5,
+    amplitude: Annotated[
+        float, Opt(help="Largest sideways wobble, in pixels (the drawing is 400 x 300).", max=1e6)
+    ] = 2.5,
     wavelength: Annotated[
         float, Opt(help="Length of one wobble along the line, in pixels.")
     ] = 30.0,
@@ -516,8 +604,11 @@ def wobble_command(
     from worldgen.motion import sketch_shapes, wobble
 
     try:
+        from worldgen.noise._seed import check_seed
+
+        first = check_seed(seed)  # each shape takes the next seed, wrapping at 2**64
         lines = [
-            wobble(shape, amplitude=amplitude, wavelength=wavelength, seed=seed + k)
+            wobble(shape, amplitude=amplitude, wavelength=wavelength, seed=(first + k) % 2**64)
             for k, shape in enumerate(sketch_shapes())
         ]
         path = write_svg_polylines(
@@ -528,8 +619,71 @@ def wobble_command(
     _out.print(f"wrote {path} ({len(lines)} wobbly lines)", markup=False, highlight=False)
 
 
+class ExampleName(enum.StrEnum):
+    map = "map"
+    world = "world"
+
+
+@app.command("config")
+def config_command(
+    example: Annotated[
+        ExampleName, Opt(help="Which example config to print: map or world.")
+    ] = ExampleName.map,
+) -> None:
+    """Print an example TOML config, every key at its default, ready to edit:
+    `worldgen config --example map > my_map.toml`."""
+    from worldgen.config import example as example_text
+
+    typer.echo(example_text(example.value), nl=False)
+
+
+# Click's base of usage errors, wherever this typer version keeps click.
+_ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the command line on ``argv`` and return its exit status.
+
+    Every failure is one line on stderr, never a traceback: usage errors
+    (status 2), library errors (status 1, see ``_fail``), Ctrl-C (130), too
+    little memory and unexpected errors (status 1; ``WORLDGEN_DEBUG=1``
+    re-raises these to show the traceback).
+    """
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=argv, prog_name="worldgen", standalone_mode=False)
+    except _ClickException as exc:
+        message = exc.format_message()
+        if message:  # empty when the help was shown instead (no arguments)
+            _err.print(
+                f"[red]error:[/red] {escape(message)} (see worldgen --help)", highlight=False
+            )
+        return exc.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        _err.print("[red]interrupted[/red]", highlight=False)
+        return 130
+    except MemoryError:
+        _err.print(
+            "[red]error:[/red] out of memory; make a smaller map, or cut it into tiles",
+            highlight=False,
+        )
+        return 1
+    except Exception as exc:
+        if os.environ.get("WORLDGEN_DEBUG"):
+            raise
+        _err.print(
+            f"[red]internal error:[/red] {type(exc).__name__}: {escape(str(exc))} "
+            "(WORLDGEN_DEBUG=1 shows the traceback; please report it)",
+            highlight=False,
+        )
+        return 1
+    if code == 130:  # newer typer turns Ctrl-C into a silent Exit(130)
+        _err.print("[red]interrupted[/red]", highlight=False)
+    return code if isinstance(code, int) else 0
+
+
 def main() -> None:
-    app()
+    sys.exit(run())
 
 
 if __name__ == "__main__":

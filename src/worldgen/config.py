@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import importlib.resources
 import os
 import tomllib
 from typing import Any
@@ -83,6 +84,25 @@ def preset(name: str, width: int = 512, height: int = 512) -> dict[str, Any]:
     if name not in PRESETS:
         raise ValueError(f"preset must be one of {', '.join(PRESETS)}, got {name!r}")
     return _presets(width, height)[name]
+
+
+EXAMPLES = ("map", "world")
+
+
+def example(name: str) -> str:
+    """The text of a shipped example config, every key at its default:
+    ``'map'`` (for ``worldgen map`` and ``worldgen terrain``) or ``'world'``.
+
+    Examples
+    --------
+    >>> map_config(tomllib.loads(example("map"))) == MapConfig()
+    True
+    """
+    if name not in EXAMPLES:
+        raise ValueError(f"example must be one of {', '.join(EXAMPLES)}, got {name!r}")
+    return (importlib.resources.files("worldgen") / "examples" / f"{name}.toml").read_text(
+        encoding="utf-8"
+    )
 
 
 def load_toml(path: str | os.PathLike) -> dict[str, Any]:

@@ -1,12 +1,13 @@
 """Golden vectors: Ken Perlin's Java reference, and frozen worldgen values."""
 
+import hashlib
 import json
 import pathlib
 
 import numpy as np
 import pytest
 
-from tests.reference.make_golden import cases
+from tests.reference.make_golden import cases, grid_axes, grid_cases
 from worldgen.noise import Perlin
 
 REFERENCE = pathlib.Path(__file__).parents[1] / "reference"
@@ -23,18 +24,22 @@ def _java_vectors():
     return points, expected
 
 
-def test_java_reference_covers_required_points():
-    points, _ = _java_vectors()
-    assert len(points) >= 20
-    assert (points < 0).any()
-    assert (np.abs(points) >= 1e6).any()
-    assert (points == np.floor(points)).all(axis=1).any()  # a lattice point
-
-
-def test_perlin3_equals_java_reference_bit_for_bit():
+@pytest.mark.parametrize(
+    "which",
+    [
+        lambda p: np.ones(len(p), bool),
+        lambda p: (p < 0).any(axis=1),  # negative coordinates
+        lambda p: (np.abs(p) >= 1e6).any(axis=1),  # far from the origin
+        lambda p: (p == np.floor(p)).all(axis=1),  # lattice points
+    ],
+    ids=["all", "negative", "far", "lattice"],
+)
+def test_perlin3_equals_java_reference_bit_for_bit(which):
     points, expected = _java_vectors()
-    got = Perlin()(points[:, 0], points[:, 1], points[:, 2])
-    assert np.array_equal(got.view(np.uint64), expected)
+    chosen = which(points)
+    assert chosen.sum() >= 1 and len(points) >= 20  # the reference covers each kind
+    got = Perlin()(points[chosen, 0], points[chosen, 1], points[chosen, 2])
+    assert np.array_equal(got.view(np.uint64), expected[chosen])
 
 
 def test_perlin3_grid_equals_java_reference_bit_for_bit():
@@ -72,3 +77,24 @@ def test_perlin3_agrees_with_threejs_to_the_last_bits():
     got = Perlin()(points[:, 0], points[:, 1], points[:, 2])
     assert np.max(np.abs(got - three)) <= 4e-16
     assert len(rows) >= 20
+
+
+GOLDEN_GRIDS = json.loads((REFERENCE / "golden_grids.json").read_text())
+
+
+@pytest.mark.parametrize(
+    ("name", "noise", "spec"), list(grid_cases()), ids=[c[0] for c in grid_cases()]
+)
+def test_frozen_grids_reach_the_long_row_and_class_table_paths(name, noise, spec):
+    case = GOLDEN_GRIDS[name]
+    assert case["noise"] == repr(noise)
+    axes = grid_axes(spec)
+    assert max(a.size for a in axes) >= 256
+    grid = noise.grid(*axes)
+    assert list(grid.shape) == case["shape"]
+    sampled = [float.fromhex(v) for v in case["every_97th"]]
+    assert grid.ravel()[::97].tolist() == sampled
+    assert hashlib.sha256(grid.tobytes()).hexdigest() == case["sha256"]
+    # And the grid is the point form at the same coordinates, bit for bit.
+    mesh = np.meshgrid(*axes[::-1], indexing="ij")[::-1]
+    assert np.array_equal(grid.view(np.uint64), noise(*mesh).view(np.uint64))

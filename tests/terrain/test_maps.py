@@ -135,6 +135,42 @@ def test_default_bands_are_the_documented_palette():
     assert classify(h).tolist() == [0, 0, 1, 1, 2, 3, 4, 5, 6, 7, 7]
 
 
+def test_default_biome_table_is_pinned_at_its_boundaries():
+    t = DEFAULT_BIOMES
+    assert t.elevation == (0.40, 0.45, 0.60, 0.75, 0.88, 1.0)
+    assert t.moisture == (1 / 6, 1 / 3, 0.5, 2 / 3, 5 / 6, 1.0)
+    assert t.temperature == (1.0,)
+    names = t.names
+    # Each elevation top and the sample just above it, at one dry and one wet
+    # moisture, and each moisture top and just above it on the midland row.
+    up = np.nextafter
+    elevation = [0.40, up(0.40, 1), 0.45, up(0.45, 1), 0.60, up(0.60, 1), 0.75, up(0.75, 1),
+                 0.88, up(0.88, 1), 1.0, 1.5]  # fmt: skip
+    dry = [names[i] for i in t.classify(np.array(elevation), np.zeros(12))]
+    wet = [names[i] for i in t.classify(np.array(elevation), np.ones(12))]
+    assert dry == ["ocean", "beach", "beach", "subtropical desert", "subtropical desert",
+                   "temperate desert", "temperate desert", "temperate desert",
+                   "temperate desert", "scorched", "scorched", "scorched"]  # fmt: skip
+    assert wet == ["ocean", "beach", "beach", "tropical rain forest", "tropical rain forest",
+                   "temperate rain forest", "temperate rain forest", "taiga", "taiga",
+                   "snow", "snow", "snow"]  # fmt: skip
+    moisture = [m for top in t.moisture[:-1] for m in (top, up(top, 1))]
+    midland = [names[i] for i in t.classify(np.full(10, 0.7), np.array(moisture))]
+    assert midland == ["temperate desert", "grassland", "grassland", "grassland",
+                       "grassland", "temperate deciduous forest", "temperate deciduous forest",
+                       "temperate deciduous forest", "temperate deciduous forest",
+                       "temperate rain forest"]  # fmt: skip
+    assert dict(t.colours) == {
+        "ocean": (54, 80, 140), "beach": (210, 195, 140), "scorched": (85, 85, 85),
+        "bare": (136, 136, 136), "tundra": (187, 187, 170), "snow": (245, 245, 250),
+        "temperate desert": (201, 210, 155), "shrubland": (136, 153, 119),
+        "taiga": (153, 170, 119), "grassland": (136, 170, 85),
+        "temperate deciduous forest": (103, 148, 89), "temperate rain forest": (68, 136, 85),
+        "subtropical desert": (210, 185, 139), "tropical seasonal forest": (85, 153, 68),
+        "tropical rain forest": (51, 119, 85),
+    }  # fmt: skip
+
+
 def test_biomes_by_elevation_and_moisture():
     names = DEFAULT_BIOMES.names
     ids = DEFAULT_BIOMES.classify(

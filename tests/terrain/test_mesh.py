@@ -108,7 +108,9 @@ def test_exported_files_load_back_with_the_same_geometry(tmp_path, suffix):
         ({"heights": np.full((3, 3), np.nan)}, "heights must be finite"),
         ({"heights": np.zeros((3, 3)), "cell_size": 0.0}, "cell_size must be a finite number > 0"),
         ({"heights": np.zeros((3, 3)), "stride": 0}, "stride must be an integer from 1"),
-        ({"heights": np.zeros((2, 2)), "border": True}, "at least 3 samples each way"),
+        ({"heights": np.zeros((3, 3)), "border": True}, "at least 4 samples each way"),
+        ({"heights": np.ones((3, 3)), "multiplier": 1e308 * 10}, "multiplier must be finite"),
+        ({"heights": np.full((3, 3), 1e300), "multiplier": 1e10}, "multiplier overflows"),
     ],
 )
 def test_bad_input(kwargs, message):

@@ -93,8 +93,11 @@ def write_gif(
     """
     frames = _frames(frames)
     rate = check_positive(fps, "fps")
-    if rate > 100.0:
-        raise ValueError(f"fps must be at most 100 (GIF delays are whole 1/100 s), got {fps!r}")
+    if not 0.01 <= rate <= 100.0:
+        raise ValueError(
+            f"fps must be from 0.01 to 100 (GIF delays are whole 1/100 s, at most 655 s), "
+            f"got {fps!r}"
+        )
     images = [Image.fromarray(frame) for frame in frames]
     options = {"duration": round(1000.0 / rate), "disposal": 2}
     if loop:
@@ -173,6 +176,11 @@ def write_png_frames(
     return paths
 
 
+# Coordinates are written to three decimals: beyond this they lose them (and
+# far beyond it, rounding overflows to inf).
+SVG_LIMIT = 1e15
+
+
 def _number(value: float) -> str:
     """``value`` with at most three decimals, no trailing zeros, no ``-0``."""
     return f"{round(value, 3) + 0.0:.3f}".rstrip("0").rstrip(".")
@@ -199,6 +207,11 @@ def _polylines(polylines: object) -> list[np.ndarray]:
         array = array.astype(np.float64, copy=False)
         if not np.isfinite(array).all():
             raise ValueError(f"polylines[{k}] must be finite; found NaN or infinity")
+        if not (np.abs(array) < SVG_LIMIT).all():
+            raise ValueError(
+                f"polylines[{k}] coordinates must lie within +-1e15 to be written to three "
+                "decimals; rescale the drawing"
+            )
         lines.append(array)
     return lines
 
@@ -259,6 +272,8 @@ def write_svg_polylines(
     lines = _polylines(polylines)
     w = check_positive(width, "width")
     h = check_positive(height, "height")
+    if not (w < SVG_LIMIT and h < SVG_LIMIT):
+        raise ValueError(f"width and height must be below 1e15, got {width!r} x {height!r}")
     if not isinstance(stroke, str) or not stroke.strip():
         raise ValueError(f"stroke must be a non-empty SVG colour string, got {stroke!r}")
     line_width = check_positive(stroke_width, "stroke_width")

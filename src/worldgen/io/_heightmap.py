@@ -11,6 +11,8 @@ from PIL import Image
 
 from worldgen.io._atomic import atomic_output
 from worldgen.io._image import check_unit, write_grey_png
+from worldgen.noise._validate import check_int
+from worldgen.terrain._checks import finite_values, height_field
 
 FORMATS = ("png16", "png8", "raw16", "r16", "tiff", "npy")
 _SUFFIX = {
@@ -82,17 +84,20 @@ def write_float_tiff(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Pa
 
 def write_npy(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
     """Heights as a float32 ``.npy`` file."""
+    values = finite_values(heights, "heights")
+    if not (np.abs(values) <= np.finfo(np.float32).max).all():
+        raise ValueError("heights must fit in float32 (|h| <= 3.4e38) for a .npy height map")
     target = pathlib.Path(path)
     with atomic_output(target) as tmp:
         with open(tmp, "wb") as handle:
-            np.save(handle, np.asarray(heights, dtype=np.float32))
+            np.save(handle, values.astype(np.float32))
     return target
 
 
 def write_heightmap(path: str | os.PathLike, heights: np.ndarray, fmt: str) -> pathlib.Path:
     """Write ``heights`` in one of :data:`FORMATS` (``path`` without suffix
     gets the format's)."""
-    if fmt not in FORMATS:
+    if not isinstance(fmt, str) or fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     target = pathlib.Path(path)
     if not target.suffix:
@@ -116,9 +121,8 @@ def write_tiles(
     their neighbours' (as some engines want), make the map one pixel larger
     and cut with overlapping windows instead.
     """
-    if isinstance(tile, bool) or not isinstance(tile, int) or tile < 1:
-        raise ValueError(f"tile must be a positive integer, got {tile!r}")
-    heights = np.asarray(heights)
+    tile = check_int(tile, "tile", 1, 2**20)
+    heights = height_field(heights)
     paths = []
     directory = pathlib.Path(directory)
     with warnings.catch_warnings():

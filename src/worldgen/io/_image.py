@@ -9,6 +9,7 @@ import numpy as np
 from PIL import Image
 
 from worldgen.io._atomic import atomic_output
+from worldgen.terrain._checks import finite_values
 
 # zlib level 1 writes PNGs two to three times as fast as Pillow's default 6,
 # and within a few percent of its size on maps.
@@ -18,7 +19,7 @@ PNG_COMPRESS_LEVEL = 1
 def check_unit(values: object, name: str = "values") -> np.ndarray:
     """Float64 values of a non-empty 2-D array within [0, 1], or an error
     naming ``name``."""
-    values = np.asarray(values, dtype=np.float64)
+    values = finite_values(values, name)
     if values.ndim != 2 or 0 in values.shape:
         raise ValueError(f"{name} must be a non-empty 2-D array (H, W), got shape {values.shape}")
     if not (np.isfinite(values).all() and values.min() >= 0.0 and values.max() <= 1.0):
@@ -50,7 +51,7 @@ def write_grey_png(path: str | os.PathLike, values: np.ndarray, *, bits: int = 8
         ``bits`` is not 8 or 16.
     """
     values = check_unit(values)
-    if bits not in (8, 16):
+    if isinstance(bits, bool) or not isinstance(bits, int | np.integer) or bits not in (8, 16):
         raise ValueError(f"bits must be 8 or 16, got {bits!r}")
     top = 255 if bits == 8 else 65535
     pixels = np.rint(values * top).astype(np.uint8 if bits == 8 else np.uint16)

@@ -13,6 +13,7 @@ from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
+from worldgen.noise._validate import check_instance
 from worldgen.terrain._classify import band_colours
 from worldgen.terrain._maps import MapConfig, make_layers
 from worldgen.terrain._pictures import map_pictures, shaded_colour
@@ -77,6 +78,7 @@ def write_map_set(
 def _check_options(config: MapConfig, formats, tile, relief) -> MapConfig:
     """Validate before any work, so that bad options write nothing; the
     config with ``relief``, if given."""
+    check_instance(config, "config", MapConfig)
     for fmt in formats:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")

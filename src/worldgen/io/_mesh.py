@@ -10,6 +10,7 @@ import numpy as np
 from PIL import Image
 
 from worldgen.io._atomic import atomic_output
+from worldgen.noise._validate import check_instance
 from worldgen.terrain._mesh import Mesh
 
 MESH_FORMATS = ("glb", "obj", "ply", "stl")
@@ -54,6 +55,7 @@ def write_mesh(
         Every file written (the mesh first).
     """
     target = pathlib.Path(path)
+    check_instance(mesh, "mesh", Mesh)
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in MESH_FORMATS:
         raise ValueError(

@@ -16,7 +16,13 @@ import numpy as np
 
 from worldgen.noise import Fractal, Noise, Perlin, axis
 from worldgen.noise._generators import HASH_PERIOD
-from worldgen.noise._validate import check_int, check_positive
+from worldgen.noise._validate import (
+    check_bool,
+    check_int,
+    check_positive,
+    check_range,
+    check_real,
+)
 from worldgen.terrain._shading import _check_stops, colour_ramp
 
 MAX_SIDE = 2**16
@@ -141,19 +147,27 @@ def noise_frames(
     >>> clip.shape, bool(clip.min() >= 0.0 and clip.max() <= 1.0)
     ((3, 4, 8), True)
     """
-    _check_noise(noise, bool(loop))
+    loop = check_bool(loop, "loop")
+    _check_noise(noise, loop)
     width = check_int(width, "width", 1, MAX_SIDE)
     height = check_int(height, "height", 1, MAX_SIDE)
     frames = check_int(frames, "frames", 1, MAX_FRAMES)
     start = check_int(start, "start", 0, MAX_FRAMES * 1024)
+    scale = check_positive(scale, "scale")
+    speed = check_positive(speed, "speed")
+    # Keep the sampled coordinates far from where lattice arithmetic ends.
+    if max(width, height) / scale >= 2**40:
+        raise ValueError(f"scale={scale!r} is too small: keep max(width, height) / scale < 2**40")
+    if speed * (start + frames) >= 2**40:
+        raise ValueError(f"speed={speed!r} is too large: keep speed * (start + frames) < 2**40")
     return _sample_frames(
         noise,
         width,
         height,
         frames,
-        scale=check_positive(scale, "scale"),
-        speed=check_positive(speed, "speed"),
-        loop=bool(loop),
+        scale=scale,
+        speed=speed,
+        loop=loop,
         start=start,
         rise=0.0,
     )
@@ -199,14 +213,9 @@ class Preset:
         object.__setattr__(self, "stops", tuple((t, tuple(c)) for t, c in self.stops))
         check_positive(self.scale, "scale")
         check_positive(self.speed, "speed")
-        if isinstance(self.rise, bool) or not isinstance(self.rise, (int, float)):
-            raise TypeError(f"rise must be a number >= 0, got {self.rise!r}")
-        if not (math.isfinite(self.rise) and self.rise >= 0.0):
+        if not check_real(self.rise, "rise") >= 0.0:
             raise ValueError(f"rise must be a finite number >= 0, got {self.rise!r}")
-        if isinstance(self.fade, bool) or not isinstance(self.fade, (int, float)):
-            raise TypeError(f"fade must be a number from 0 to 1, got {self.fade!r}")
-        if not 0.0 <= self.fade <= 1.0:
-            raise ValueError(f"fade must be a number from 0 to 1, got {self.fade!r}")
+        check_range(self.fade, "fade", 0.0, 1.0)
 
 
 PRESETS: dict[str, Preset] = {

@@ -101,6 +101,12 @@ def wobble(
     if length == 0.0:
         raise ValueError("points must span a non-zero length; all vertices coincide")
     spacing = wavelength / SAMPLES_PER_WAVELENGTH
+    shortest = float(steps[steps > 0.0].min())
+    if not spacing * 1e-9 < shortest:  # else real vertices would pass for near-duplicates
+        raise ValueError(
+            f"wavelength={wavelength!r} is too long for a line whose shortest segment is "
+            f"{shortest:g} long: keep wavelength below 8e9 times that segment"
+        )
     count = math.ceil(length / spacing) + 1
     if count + len(points) > MAX_POINTS:
         raise ValueError(

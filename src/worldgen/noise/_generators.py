@@ -25,12 +25,16 @@ import numpy as np
 from worldgen.noise import _sampling
 from worldgen.noise._seed import check_seed, derive_seed, permutation
 from worldgen.noise._validate import (
+    COORD_LIMIT,
     axis_vectors,
+    check_bool,
     check_choice,
     check_dtype,
     check_extent,
     check_int,
     check_positive,
+    check_range,
+    check_real,
     coordinate_arrays,
     dimension_count,
 )
@@ -40,6 +44,9 @@ from worldgen.noise._validate import (
 HASH_PERIOD = 256
 MAX_PERIOD = 2**53
 MAX_OCTAVES = 32
+# Fractal amplitudes (and their sum) stay below this, so that no weighted
+# sample overflows; octave frequencies stay below COORD_LIMIT.
+MAX_AMPLITUDE = 1e300
 
 _POINTS = {
     1: _sampling.points1,
@@ -68,11 +75,20 @@ class Plan(NamedTuple):
 def _check_period(period: object, name: str = "period") -> int | tuple[int, ...] | None:
     if period is None:
         return None
-    if isinstance(period, (tuple, list)):
+    if isinstance(period, (tuple, list, np.ndarray)):
         if not 1 <= len(period) <= 4:
             raise ValueError(f"{name} must be one integer or one per axis (1 to 4), got {period!r}")
         return tuple(check_int(p, name, 1, MAX_PERIOD) for p in period)
     return check_int(period, name, 1, MAX_PERIOD)
+
+
+def _canonical(noise: Noise) -> None:
+    """Check the seed and period of a lattice noise and store them as Python
+    ints (numpy integers are accepted and converted)."""
+    check_seed(noise.seed)
+    object.__setattr__(noise, "seed", int(noise.seed))
+    if hasattr(noise, "period"):
+        object.__setattr__(noise, "period", _check_period(noise.period))
 
 
 def _periods(period: int | tuple[int, ...] | None, ndim: int, what: str) -> np.ndarray:
@@ -127,9 +143,10 @@ class Noise:
         coords = (x, y, z, w)
         ndim = dimension_count(coords, self.name, self.dimensions)
         dtype = check_dtype(dtype)
+        unit = check_bool(unit, "unit")
         arrays, shape = coordinate_arrays(coords[:ndim])
         scalar = all(a.ndim == 0 for a in arrays)
-        values = self._sample(ndim, arrays, shape, dtype)
+        values = self._sample(ndim, arrays, shape, np.dtype(np.float64) if unit else dtype)
         values = self._finish(values, ndim, unit, dtype)
         return float(values[()]) if scalar else values
 
@@ -153,15 +170,18 @@ class Noise:
         coords = (x, y, z, w)
         ndim = dimension_count(coords, self.name, self.dimensions)
         dtype = check_dtype(dtype)
+        unit = check_bool(unit, "unit")
         vectors = axis_vectors(coords[:ndim])
-        values = self._sample_grid(ndim, vectors, dtype)
+        values = self._sample_grid(ndim, vectors, np.dtype(np.float64) if unit else dtype)
         return self._finish(values, ndim, unit, dtype)
 
     def _finish(self, values: np.ndarray, ndim: int, unit: bool, dtype: np.dtype) -> np.ndarray:
+        # With ``unit``, values are float64 here and rounded to ``dtype``
+        # once, after the mapping.
         if not unit:
             return values
         lo, hi = self.bounds(ndim)
-        return ((values.astype(np.float64) - lo) / (hi - lo)).astype(dtype, copy=False)
+        return ((values - lo) / (hi - lo)).astype(dtype, copy=False)
 
     def _sample(self, ndim, arrays, shape, dtype) -> np.ndarray:
         plan = self._plan(ndim)
@@ -242,8 +262,7 @@ class Perlin(Noise):
     _BOUNDS: ClassVar[dict[int, float]] = {1: 1.0, 2: 1.0, 3: 1.0363538113, 4: 1.5365823341}
 
     def __post_init__(self):
-        check_seed(self.seed)
-        _check_period(self.period)
+        _canonical(self)
 
     def bounds(self, ndim: int) -> tuple[float, float]:
         b = self._BOUNDS[ndim]
@@ -293,8 +312,7 @@ class Value(Noise):
     name: ClassVar[str] = "Value noise"
 
     def __post_init__(self):
-        check_seed(self.seed)
-        _check_period(self.period)
+        _canonical(self)
         check_choice(self.interpolation, "interpolation", _INTERPOLATIONS)
 
     def bounds(self, ndim: int) -> tuple[float, float]:
@@ -337,7 +355,7 @@ class Simplex(Noise):
     dimensions: ClassVar[tuple[int, ...]] = (2, 3, 4)
 
     def __post_init__(self):
-        check_seed(self.seed)
+        _canonical(self)
 
     def bounds(self, ndim: int) -> tuple[float, float]:
         return (-1.0, 1.0)
@@ -397,14 +415,10 @@ class Cellular(Noise):
     dimensions: ClassVar[tuple[int, ...]] = (2, 3)
 
     def __post_init__(self):
-        check_seed(self.seed)
-        _check_period(self.period)
+        _canonical(self)
         check_choice(self.feature, "feature", _FEATURES)
         check_choice(self.metric, "metric", _METRICS)
-        if isinstance(self.jitter, bool) or not isinstance(self.jitter, (int, float)):
-            raise TypeError(f"jitter must be a number from 0 to 1, got {self.jitter!r}")
-        if not 0.0 <= float(self.jitter) <= 1.0:
-            raise ValueError(f"jitter must be a number from 0 to 1, got {self.jitter!r}")
+        check_range(self.jitter, "jitter", 0.0, 1.0)
 
     def bounds(self, ndim: int) -> tuple[float, float]:
         a = 0.5 + 0.5 * float(self.jitter)
@@ -493,10 +507,17 @@ class Fractal(Noise):
                 "base must be a Perlin, Value, Simplex or Cellular noise, got "
                 f"{type(self.base).__name__}; to warp a fractal, wrap it in Warp instead"
             )
-        check_int(self.octaves, "octaves", 1, MAX_OCTAVES)
-        check_positive(self.persistence, "persistence")
+        octaves = check_int(self.octaves, "octaves", 1, MAX_OCTAVES)
+        persistence = check_positive(self.persistence, "persistence")
         lacunarity = check_positive(self.lacunarity, "lacunarity")
         check_choice(self.mode, "mode", _MODES)
+        _check_growth(persistence, octaves, "persistence", MAX_AMPLITUDE, "amplitudes")
+        _check_growth(lacunarity, octaves, "lacunarity", COORD_LIMIT, "frequencies")
+        if isinstance(self.octaves, np.integer):
+            object.__setattr__(self, "octaves", octaves)
+        for name, value in (("persistence", persistence), ("lacunarity", lacunarity)):
+            if isinstance(getattr(self, name), (np.floating, np.integer)):
+                object.__setattr__(self, name, value)
         if getattr(self.base, "period", None) is not None:
             if lacunarity != int(lacunarity):
                 raise ValueError(
@@ -539,6 +560,20 @@ class Fractal(Noise):
 
     def _plan(self, ndim: int) -> Plan:
         return _fractal_plan(self, ndim)
+
+
+def _check_growth(ratio: float, octaves: int, name: str, limit: float, what: str) -> None:
+    """Octave ``o`` has ``ratio**o`` as its amplitude or frequency: the sum
+    of those (which bounds each of them) must stay below ``limit``."""
+    total = term = 1.0
+    for _ in range(octaves - 1):
+        term *= ratio
+        total += term
+    if not total < limit:
+        raise ValueError(
+            f"{name}={ratio!r} with octaves={octaves} overflows: the octave {what} "
+            f"({name}**octave) add up to {total:g}, above {limit:g}; lower {name} or octaves"
+        )
 
 
 @functools.lru_cache(maxsize=256)
@@ -612,12 +647,15 @@ def axis(start: float, count: int, step: float) -> np.ndarray:
     [0.0, 0.25, 0.5, 0.75]
     """
     count = check_int(count, "count", 0, 2**40)
-    for name, value in (("start", start), ("step", step)):
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-            raise TypeError(f"{name} must be a number, got {value!r}")
-        if not np.isfinite(float(value)):
-            raise ValueError(f"{name} must be finite, got {value!r}")
-    return float(start) + np.arange(count, dtype=np.float64) * float(step)
+    start = check_real(start, "start")
+    step = check_real(step, "step")
+    span = max(count - 1, 0) * step
+    if not (np.isfinite(span) and np.isfinite(start + span)):
+        raise ValueError(
+            f"axis(start={start!r}, count={count}, step={step!r}) overflows: the last "
+            "coordinate start + (count - 1) * step must be finite; lower start, step or count"
+        )
+    return start + np.arange(count, dtype=np.float64) * step
 
 
 __all__ = ["Cellular", "Fractal", "Noise", "Perlin", "Simplex", "Value", "axis", "by_name"]

@@ -71,10 +71,13 @@ def derive_seed(seed: int, tag: int) -> int:
     >>> derive_seed(0, 1) != derive_seed(0, 2)
     True
     """
-    return _mix64((check_seed(seed) + _GOLDEN * (tag + 1)) & _MASK64)
+    if isinstance(tag, bool) or not isinstance(tag, numbers.Integral):
+        raise TypeError(f"tag must be a non-negative integer, got {tag!r}")
+    if not 0 <= tag < 2**62:
+        raise ValueError(f"tag must be a non-negative integer below 2**62, got {tag!r}")
+    return _mix64((check_seed(seed) + _GOLDEN * (int(tag) + 1)) & _MASK64)
 
 
-@functools.lru_cache(maxsize=1024)
 def permutation(seed: int) -> np.ndarray:
     """The doubled 512-entry permutation table of ``seed`` (read-only uint64).
 
@@ -90,7 +93,11 @@ def permutation(seed: int) -> np.ndarray:
     >>> sorted(permutation(7)[:256].tolist()) == list(range(256))
     True
     """
-    state = check_seed(seed)
+    return _permutation(check_seed(seed))
+
+
+@functools.lru_cache(maxsize=1024)
+def _permutation(state: int) -> np.ndarray:
     if state == 0:
         table = list(PERLIN_PERMUTATION)
     else:

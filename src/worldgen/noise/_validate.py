@@ -20,15 +20,56 @@ def check_choice(value: object, name: str, choices: Sequence[str]) -> str:
 
 
 def check_int(value: object, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer from {low} to {high}, got {value!r}")
     if not low <= int(value) <= high:
         raise ValueError(f"{name} must be an integer from {low} to {high}, got {value!r}")
     return int(value)
 
 
+def check_bool(value: object, name: str) -> bool:
+    """``value`` as a bool (Python or numpy), or an error naming ``name``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_instance(value: object, name: str, cls: type) -> None:
+    """An error naming ``name`` unless ``value`` is a ``cls``."""
+    if not isinstance(value, cls):
+        raise TypeError(
+            f"{name} must be a {cls.__name__}, got {type(value).__name__} {value!r}; "
+            f"build one with {cls.__name__}(...)"
+        )
+
+
+def check_pair(value: object, name: str) -> tuple[float, float]:
+    """Two finite floats ``(x, y)``, or an error naming ``name``."""
+    if (
+        not isinstance(value, (tuple, list, np.ndarray))
+        or len(value) != 2
+        or not all(
+            isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and np.isfinite(v)
+            for v in value
+        )
+    ):
+        raise ValueError(f"{name} must be two finite numbers (x, y), got {value!r}")
+    return (float(value[0]), float(value[1]))
+
+
+def check_real(value: object, name: str) -> float:
+    """A finite float from any real number (Python or numpy), or an error
+    naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    number = float(value)
+    if not np.isfinite(number):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return number
+
+
 def check_positive(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a positive number, got {value!r}")
     number = float(value)
     if not (np.isfinite(number) and number > 0.0):
@@ -36,12 +77,25 @@ def check_positive(value: object, name: str) -> float:
     return number
 
 
+def check_range(value: object, name: str, low: float, high: float) -> float:
+    """A float from ``low`` to ``high``, or an error naming ``name``."""
+    number = check_real(value, name)
+    if not low <= number <= high:
+        raise ValueError(f"{name} must be a number from {low:g} to {high:g}, got {value!r}")
+    return number
+
+
+_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
+
+
 def check_dtype(dtype: object) -> np.dtype:
+    # A failed resolution must not be compared as None: numpy's
+    # ``dtype('f8') == None`` is True.
     try:
         resolved = np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError):
         resolved = None
-    if resolved not in (np.dtype(np.float64), np.dtype(np.float32)):
+    if resolved is None or resolved not in _DTYPES:
         raise ValueError(f"dtype must be numpy.float64 or numpy.float32, got {dtype!r}")
     return resolved
 

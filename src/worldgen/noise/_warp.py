@@ -9,6 +9,7 @@ import numpy as np
 
 from worldgen.noise._generators import Fractal, Noise, Perlin
 from worldgen.noise._seed import check_seed, derive_seed
+from worldgen.noise._validate import COORD_LIMIT, check_real
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,14 +54,12 @@ class Warp(Noise):
         for field in ("base", "warp"):
             if not isinstance(getattr(self, field), Noise):
                 raise TypeError(f"{field} must be a worldgen noise, got {getattr(self, field)!r}")
-        amp = self.amplitude
-        if (
-            isinstance(amp, bool)
-            or not isinstance(amp, (int, float))
-            or not np.isfinite(amp)
-            or amp < 0
-        ):
-            raise ValueError(f"amplitude must be a finite number >= 0, got {amp!r}")
+        amp = check_real(self.amplitude, "amplitude")
+        if not 0.0 <= amp < COORD_LIMIT:
+            raise ValueError(
+                f"amplitude must be a finite number >= 0 and below 2**62, got {self.amplitude!r}"
+            )
+        object.__setattr__(self, "amplitude", amp)
 
     @property
     def dimensions(self) -> tuple[int, ...]:  # type: ignore[override]

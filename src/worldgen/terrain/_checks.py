@@ -6,35 +6,37 @@ import numbers
 
 import numpy as np
 
+from worldgen.noise._validate import check_real
+
 Colour = tuple[int, int, int]
+
+
+def finite_values(values: object, name: str) -> np.ndarray:
+    """The float64 values of a finite array of real numbers (any shape), or
+    an error naming ``name``."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be an array of numbers, got {values!r}")
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of numbers: {exc}") from None
+    if array.dtype.kind not in "iuf":
+        raise TypeError(
+            f"{name} must hold real numbers, got dtype {array.dtype}; use .astype(numpy.float64)"
+        )
+    array = array.astype(np.float64, copy=False)
+    if array.size and not np.isfinite(array).all():
+        raise ValueError(f"{name} must be finite; found NaN or infinity")
+    return array
 
 
 def height_field(heights: object, name: str = "heights") -> np.ndarray:
     """The float64 values of a finite, non-empty (H, W) array (not copied if
     already float64), or an error naming ``name``."""
-    if isinstance(heights, (str, bytes)):
-        raise TypeError(f"{name} must be a 2-D array of numbers (H, W), got {heights!r}")
-    array = np.asarray(heights)
-    if array.dtype.kind not in "iuf":
-        raise TypeError(
-            f"{name} must hold real numbers, got dtype {array.dtype}; use .astype(numpy.float64)"
-        )
+    array = finite_values(heights, name)
     if array.ndim != 2 or 0 in array.shape:
         raise ValueError(f"{name} must be a non-empty 2-D array (H, W), got shape {array.shape}")
-    array = array.astype(np.float64, copy=False)
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} must be finite; found NaN or infinity")
     return array
-
-
-def check_real(value: object, name: str) -> float:
-    """A finite float, or an error naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {value!r}")
-    number = float(value)
-    if not np.isfinite(number):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return number
 
 
 def check_unit_interval(value: object, name: str) -> float:

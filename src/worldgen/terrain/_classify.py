@@ -7,7 +7,8 @@ import itertools
 
 import numpy as np
 
-from worldgen.terrain._checks import Colour, check_colour
+from worldgen.noise._validate import check_real
+from worldgen.terrain._checks import Colour, check_colour, finite_values
 
 
 @dataclasses.dataclass(frozen=True)
@@ -21,8 +22,7 @@ class Band:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"band name must be a non-empty string, got {self.name!r}")
-        if not isinstance(self.top, (int, float)) or not np.isfinite(self.top):
-            raise ValueError(f"band {self.name!r}: top must be a finite number, got {self.top!r}")
+        object.__setattr__(self, "top", check_real(self.top, f"band {self.name!r}: top"))
         object.__setattr__(self, "colour", check_colour(self.colour, f"band {self.name!r} colour"))
 
 
@@ -40,6 +40,8 @@ WATER_BANDS = ("deep water", "shallow water")
 
 
 def check_bands(bands) -> tuple[Band, ...]:
+    if isinstance(bands, (str, bytes)) or not isinstance(bands, (tuple, list)):
+        raise TypeError(f"bands must be a non-empty sequence of Band, got {bands!r}")
     bands = tuple(bands)
     if not bands or not all(isinstance(b, Band) for b in bands):
         raise ValueError("bands must be a non-empty sequence of Band")
@@ -64,7 +66,7 @@ def classify(heights: np.ndarray, bands=DEFAULT_BANDS) -> np.ndarray:
     if len(bands) > 256:
         raise ValueError(f"at most 256 bands, got {len(bands)}")
     tops = np.array([b.top for b in bands])
-    index = np.searchsorted(tops, np.asarray(heights, dtype=np.float64), side="left")
+    index = np.searchsorted(tops, finite_values(heights, "heights"), side="left")
     return np.minimum(index, len(bands) - 1).astype(np.uint8)
 
 
@@ -126,8 +128,8 @@ class BiomeTable:
 
     def classify(self, elevation, moisture, temperature=None) -> np.ndarray:
         """Biome ids (indices into :attr:`names`), uint8, for fields of one shape."""
-        e = np.asarray(elevation, dtype=np.float64)
-        m = np.asarray(moisture, dtype=np.float64)
+        e = finite_values(elevation, "elevation")
+        m = finite_values(moisture, "moisture")
         if m.shape != e.shape:
             raise ValueError(f"moisture shape {m.shape} differs from elevation shape {e.shape}")
         ids = np.array(
@@ -139,7 +141,7 @@ class BiomeTable:
         if temperature is None:
             ti = np.zeros_like(ei)
         else:
-            t = np.asarray(temperature, dtype=np.float64)
+            t = finite_values(temperature, "temperature")
             if t.shape != e.shape:
                 raise ValueError(
                     f"temperature shape {t.shape} differs from elevation shape {e.shape}"

@@ -54,7 +54,7 @@ def _check_count(value: object, name: str, low: int, high: int | None = None) ->
     within = f"from {low} to {high}" if high is not None else f">= {low}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer {within}, got {value!r}")
-    if int(value) < low or (high is not None and int(value) > high):
+    if int(value) < low or int(value) >= 2**63 or (high is not None and int(value) > high):
         raise ValueError(f"{name} must be an integer {within}, got {value!r}")
     return int(value)
 

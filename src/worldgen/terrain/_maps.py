@@ -17,7 +17,13 @@ import dataclasses
 import numpy as np
 
 from worldgen.noise._seed import derive_seed
-from worldgen.noise._validate import check_int, check_positive
+from worldgen.noise._validate import (
+    check_bool,
+    check_instance,
+    check_int,
+    check_positive,
+    check_real,
+)
 from worldgen.terrain._classify import (
     DEFAULT_BANDS,
     DEFAULT_BIOMES,
@@ -58,6 +64,8 @@ class Cleanup:
     lake_size: int = 0
 
     def __post_init__(self):
+        check_bool(self.thin_water, "thin_water")
+        check_bool(self.isolated, "isolated")
         check_int(self.lake_size, "lake_size", 0, 2**40)
 
 
@@ -101,9 +109,15 @@ class MapConfig:
     relief: float = DEFAULT_RELIEF
 
     def __post_init__(self):
+        for name, cls in (
+            ("terrain", NoiseMap), ("mask", Mask), ("curve", HeightCurve),
+            ("biomes", BiomeTable), ("cleanup", Cleanup),
+        ):  # fmt: skip
+            check_instance(getattr(self, name), name, cls)
         object.__setattr__(self, "bands", check_bands(self.bands))
         check_positive(self.climate_scale, "climate_scale")
-        check_positive(self.relief, "relief")
+        if not 0.0 < check_real(self.relief, "relief") <= 1e100:
+            raise ValueError(f"relief must be a number > 0 and at most 1e100, got {self.relief!r}")
 
     def climate(self, tag: int) -> NoiseMap:
         """The moisture (or temperature) field: the terrain's noise map with
@@ -180,6 +194,9 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
         if progress is not None:
             progress(name)
 
+    check_instance(config, "config", MapConfig)
+    if window is not None:
+        check_instance(window, "window", Window)
     terrain = config.terrain
     window = terrain.window if window is None else window
     stage("noise")
@@ -201,6 +218,7 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
     if config.cleanup.isolated:
         tiles = remove_isolated(tiles)
     if config.cleanup.lake_size and water:
-        land = next(i for i in range(len(config.bands)) if i not in water)
-        tiles = fill_lakes(tiles, water, config.cleanup.lake_size, land)
+        land = [i for i in range(len(config.bands)) if i not in water]
+        if land:  # with only water bands there is no land to fill lakes with
+            tiles = fill_lakes(tiles, water, config.cleanup.lake_size, land[0])
     return MapLayers(heights, classes, tiles.astype(np.uint8), moisture, temperature, biomes)

@@ -6,7 +6,8 @@ import dataclasses
 
 import numpy as np
 
-from worldgen.noise._validate import check_int, check_positive
+from worldgen.noise._validate import check_bool, check_int, check_positive, check_real
+from worldgen.terrain._checks import finite_values
 from worldgen.terrain._shaping import HeightCurve
 
 
@@ -87,32 +88,43 @@ def heightfield_mesh(
     >>> m.normals[0].tolist()
     [0.0, 1.0, 0.0]
     """
-    h = np.asarray(heights, dtype=np.float64)
-    low = 3 if border else 2
+    h = finite_values(heights, "heights")
+    border = check_bool(border, "border")
+    # Two samples each way inside the border, so that UVs span [0, 1].
+    low = 4 if border else 2
     if h.ndim != 2 or min(h.shape) < low:
         raise ValueError(
             f"heights must be a 2-D array with at least {low} samples each way"
             f"{' (border included)' if border else ''}, got shape {h.shape}"
         )
-    if not np.isfinite(h).all():
-        raise ValueError("heights must be finite; found NaN or infinity")
-    multiplier = float(multiplier)
-    if not np.isfinite(multiplier):
-        raise ValueError(f"multiplier must be finite, got {multiplier!r}")
+    multiplier = check_real(multiplier, "multiplier")
     cell = check_positive(cell_size, "cell_size")
     stride = check_int(stride, "stride", 1, 2**20)
     if curve is not None and not isinstance(curve, HeightCurve):
         raise TypeError(f"curve must be a HeightCurve, got {type(curve).__name__}")
 
-    y = (curve(h) if curve is not None else h) * multiplier
+    with np.errstate(over="ignore"):
+        y = (curve(h) if curve is not None else h) * multiplier
+    if not (np.abs(y) <= 1e300).all():  # also keeps the slopes finite
+        raise ValueError(
+            f"heights * multiplier overflows (multiplier={multiplier!r}): vertex heights "
+            "must stay within +-1e300; lower the multiplier"
+        )
     # Central differences of the full field; the border (or one-sided
     # differences at the edge) supplies the neighbours of edge samples.
-    if border:
-        gx = (y[1:-1, 2:] - y[1:-1, :-2]) / (2.0 * cell)
-        gz = (y[2:, 1:-1] - y[:-2, 1:-1]) / (2.0 * cell)
-        y = y[1:-1, 1:-1]
-    else:
-        gz, gx = np.gradient(y, cell)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if border:
+            gx = (y[1:-1, 2:] - y[1:-1, :-2]) / (2.0 * cell)
+            gz = (y[2:, 1:-1] - y[:-2, 1:-1]) / (2.0 * cell)
+            y = y[1:-1, 1:-1]
+        else:
+            gz, gx = np.gradient(y, cell)
+    # Slopes beyond 1e150 would overflow the normals' squares.
+    if not ((np.abs(gx) <= 1e150).all() and (np.abs(gz) <= 1e150).all()):
+        raise ValueError(
+            f"heights * multiplier / cell_size give slopes beyond 1e150 (multiplier="
+            f"{multiplier!r}, cell_size={cell!r}); lower the multiplier or raise cell_size"
+        )
     rows = _lod_indices(y.shape[0], stride)
     cols = _lod_indices(y.shape[1], stride)
     grid = np.ix_(rows, cols)

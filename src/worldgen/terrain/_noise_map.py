@@ -10,7 +10,13 @@ import numpy as np
 from worldgen.noise import Fractal, axis, by_name
 from worldgen.noise._generators import BASES
 from worldgen.noise._seed import check_seed
-from worldgen.noise._validate import check_choice, check_int, check_positive
+from worldgen.noise._validate import (
+    check_choice,
+    check_instance,
+    check_int,
+    check_pair,
+    check_positive,
+)
 from worldgen.terrain._window import Window
 
 NORMALIZATIONS = ("local", "global", "none")
@@ -79,20 +85,23 @@ class NoiseMap:
 
     def __post_init__(self):
         check_seed(self.seed)
+        object.__setattr__(self, "seed", int(self.seed))
         check_int(self.width, "width", 1, 2**20)
         check_int(self.height, "height", 1, 2**20)
         check_positive(self.scale, "scale")
-        if (
-            not isinstance(self.offset, (tuple, list))
-            or len(self.offset) != 2
-            or not all(isinstance(v, (int, float)) and np.isfinite(v) for v in self.offset)
-        ):
-            raise ValueError(f"offset must be two finite numbers (x, y), got {self.offset!r}")
-        object.__setattr__(self, "offset", (float(self.offset[0]), float(self.offset[1])))
+        object.__setattr__(self, "offset", check_pair(self.offset, "offset"))
         check_choice(self.noise, "noise", tuple(BASES))
         check_choice(self.mode, "mode", MODES)
         check_choice(self.normalize, "normalize", NORMALIZATIONS)
-        _ = self.fractal  # validates octaves, persistence and lacunarity
+        fractal = self.fractal  # validates octaves, persistence and lacunarity
+        # The map's own pixels must stay where lattice arithmetic is exact.
+        extent = (max(self.width, self.height) + max(map(abs, self.offset))) / self.scale
+        if not extent * float(np.max(fractal._plan(2).freqs)) < 2.0**52:
+            raise ValueError(
+                f"scale={self.scale!r} and offset={self.offset!r} put the map too far out: "
+                "(max(width, height) + |offset|) / scale * (highest octave frequency) must "
+                "stay below 2**52; raise scale or lower offset"
+            )
 
     @property
     def fractal(self) -> Fractal:
@@ -168,6 +177,8 @@ def global_range(fractal: Fractal, spread: float = 3.0) -> tuple[float, float]:
     >>> -0.5 < lo < -0.4 and 0.4 < hi < 0.5
     True
     """
+    check_instance(fractal, "fractal", Fractal)
+    spread = check_positive(spread, "spread")
     mean, sigma = octave_statistics(fractal)
     amps = fractal._plan(2).amps
     sigma *= float(np.sqrt((amps**2).sum()) / amps.sum())

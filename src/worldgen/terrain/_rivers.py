@@ -468,7 +468,12 @@ def fill_depressions(heights: np.ndarray, *, epsilon: float = 0.0) -> np.ndarray
     """
     heights = np.ascontiguousarray(height_field(heights))
     epsilon = _check_epsilon(epsilon)
-    return _priority_flood_kernel(heights, epsilon, D8_OFFSETS)
+    filled = _priority_flood_kernel(heights, epsilon, D8_OFFSETS)
+    if not np.isfinite(filled).all():
+        raise ValueError(
+            f"epsilon={epsilon!r} overflows: filled heights must stay finite; lower epsilon"
+        )
+    return filled
 
 
 def flow_directions(filled: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from worldgen.noise._validate import check_int, check_positive
+from worldgen.noise._validate import check_bool, check_int, check_positive
 from worldgen.terrain._checks import (
     Colour,
     check_colour,
@@ -91,7 +91,7 @@ def colour_ramp(heights: np.ndarray, stops, *, blend: bool = False) -> np.ndarra
     """
     heights = height_field(heights)
     edges, colours = _check_stops(stops)
-    if not blend:
+    if not check_bool(blend, "blend"):
         index = np.minimum(np.searchsorted(edges, heights, side="left"), len(edges) - 1)
         return colours.astype(np.uint8)[index]
     out = np.empty((*heights.shape, 3), dtype=np.uint8)
@@ -183,9 +183,17 @@ def hillshade(
         raise ValueError(f"altitude must be from 0 to 90 degrees, got {altitude!r}")
     alt = np.radians(alt_degrees)
     z = check_positive(exaggeration, "exaggeration")
-    dx, dy = _horn_gradient(heights, check_positive(cell_size, "cell_size"))
-    dx *= z
-    dy *= z
+    cell = check_positive(cell_size, "cell_size")
+    with np.errstate(over="ignore", invalid="ignore"):
+        dx, dy = _horn_gradient(heights, cell)
+        dx *= z
+        dy *= z
+    # Slopes beyond 1e150 would overflow their squares (and shade NaN).
+    if not ((np.abs(dx) <= 1e150).all() and (np.abs(dy) <= 1e150).all()):
+        raise ValueError(
+            "heights * exaggeration / cell_size give slopes beyond 1e150; lower "
+            "exaggeration or rescale the heights"
+        )
     lit = np.sin(alt) - (dx * np.sin(az) + dy * np.cos(az)) * np.cos(alt)
     shade = lit / np.sqrt(1.0 + dx * dx + dy * dy)
     return np.clip(shade, 0.0, 1.0)

@@ -6,7 +6,14 @@ import dataclasses
 
 import numpy as np
 
-from worldgen.noise._validate import check_choice, check_positive
+from worldgen.noise._validate import (
+    check_bool,
+    check_choice,
+    check_pair,
+    check_positive,
+    check_range,
+)
+from worldgen.terrain._checks import finite_values
 
 MASK_SHAPES = ("none", "square", "radial", "square-bump")
 
@@ -22,9 +29,18 @@ def falloff_curve(t: np.ndarray, a: float = 3.0, b: float = 2.2) -> np.ndarray:
     >>> falloff_curve(np.array([0.0, 1.0])).tolist()
     [0.0, 1.0]
     """
-    t = np.clip(t, 0.0, 1.0)
-    ta = t**a
-    return ta / (ta + (b - b * t) ** a)
+    a = check_range(a, "a", 1e-3, 1e3)
+    b = check_range(b, "b", 1e-3, 1e3)
+    t = np.clip(finite_values(t, "t"), 0.0, 1.0)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        ta = t**a
+        out = ta / (ta + (b - b * t) ** a)
+        # Where both terms underflow (or overflow), the same curve written as
+        # 1 / (1 + (b (1 - t) / t)^a) has no 0 / 0.
+        lost = ~np.isfinite(out)
+        if lost.any():
+            out = np.where(lost, 1.0 / (1.0 + (b * (1.0 - t) / t) ** a), out)
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,21 +81,15 @@ class Mask:
     def __post_init__(self):
         check_choice(self.shape, "mask shape", MASK_SHAPES)
         check_positive(self.radius, "mask radius")
-        check_positive(self.a, "mask a")
-        check_positive(self.b, "mask b")
-        if (
-            not isinstance(self.centre, (tuple, list))
-            or len(self.centre) != 2
-            or not all(isinstance(v, (int, float)) and np.isfinite(v) for v in self.centre)
-        ):
-            raise ValueError(f"mask centre must be two finite numbers (x, y), got {self.centre!r}")
-        object.__setattr__(self, "centre", (float(self.centre[0]), float(self.centre[1])))
+        check_range(self.a, "mask a", 1e-3, 1e3)
+        check_range(self.b, "mask b", 1e-3, 1e3)
+        object.__setattr__(self, "centre", check_pair(self.centre, "mask centre"))
 
     def falloff(self, wx: np.ndarray, wy: np.ndarray) -> np.ndarray:
         """Falloff in [0, 1] on the grid of world columns ``wx`` and rows
         ``wy``, shape ``(len(wy), len(wx))``."""
-        dx = (np.asarray(wx, dtype=np.float64) - self.centre[0])[None, :] / self.radius
-        dy = (np.asarray(wy, dtype=np.float64) - self.centre[1])[:, None] / self.radius
+        dx = (finite_values(wx, "wx") - self.centre[0])[None, :] / self.radius
+        dy = (finite_values(wy, "wy") - self.centre[1])[:, None] / self.radius
         if self.shape == "none":
             return np.zeros(np.broadcast_shapes(dx.shape, dy.shape))
         if self.shape == "square":
@@ -92,6 +102,7 @@ class Mask:
 
     def apply(self, heights: np.ndarray, wx: np.ndarray, wy: np.ndarray) -> np.ndarray:
         """``clip(heights - falloff, 0, 1)``: lower the land toward the edge."""
+        heights = finite_values(heights, "heights")
         if self.shape == "none":
             return heights
         return np.clip(heights - self.falloff(wx, wy), 0.0, 1.0)
@@ -137,9 +148,10 @@ class HeightCurve:
             raise ValueError("curve points must be finite, with strictly increasing x")
         object.__setattr__(self, "points", tuple((float(x), float(y)) for x, y in pts))
         check_positive(self.power, "curve power")
+        check_bool(self.smooth, "curve smooth")
 
     def __call__(self, heights: np.ndarray) -> np.ndarray:
-        h = np.asarray(heights, dtype=np.float64)
+        h = finite_values(heights, "heights")
         xs = np.array([p[0] for p in self.points])
         ys = np.array([p[1] for p in self.points])
         out = _monotone_cubic(h, xs, ys) if self.smooth else np.interp(h, xs, ys)

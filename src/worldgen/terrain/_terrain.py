@@ -15,7 +15,13 @@ import dataclasses
 import numpy as np
 
 from worldgen.noise._seed import derive_seed
-from worldgen.noise._validate import check_int, check_positive
+from worldgen.noise._validate import (
+    check_bool,
+    check_instance,
+    check_int,
+    check_positive,
+    check_range,
+)
 from worldgen.terrain._dla import dla_mountains
 from worldgen.terrain._erosion import ErosionResult, HydraulicErosion, erode, thermal_erode
 from worldgen.terrain._maps import MapConfig, MapLayers, make_layers
@@ -67,12 +73,9 @@ class TerrainConfig:
         if self.droplets is not None:
             check_int(self.droplets, "droplets", 0, 2**40)
         check_int(self.thermal, "thermal", 0, 10**6)
-        if (
-            isinstance(self.dla, bool)
-            or not isinstance(self.dla, (int, float))
-            or not 0.0 <= self.dla <= 1.0
-        ):
-            raise ValueError(f"dla must be a number from 0 to 1, got {self.dla!r}")
+        check_instance(self.erosion, "erosion", HydraulicErosion)
+        check_range(self.dla, "dla", 0.0, 1.0)
+        check_bool(self.rivers, "rivers")
         if self.river_threshold is not None:
             check_positive(self.river_threshold, "river_threshold")
         if self.multiplier is not None:
@@ -117,6 +120,8 @@ def make_terrain(map_config: MapConfig, config: TerrainConfig, *, progress=None)
         if progress is not None:
             progress(name, *counts)
 
+    check_instance(map_config, "map_config", MapConfig)
+    check_instance(config, "config", TerrainConfig)
     layers = make_layers(map_config, progress=stage)
     heights = map_config.unit_elevation(layers.elevation)
     seed = map_config.terrain.seed

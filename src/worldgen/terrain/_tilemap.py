@@ -64,7 +64,7 @@ def check_tiles(tiles: object, name: str = "tiles") -> np.ndarray:
 def _check_class_id(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be a non-negative integer class id, got {value!r}")
-    if int(value) < 0:
+    if not 0 <= int(value) < 2**63:
         raise ValueError(f"{name} must be a non-negative integer class id, got {value!r}")
     return int(value)
 
@@ -97,7 +97,11 @@ def _wet(tiles: np.ndarray, water: np.ndarray) -> np.ndarray:
 
 
 def _check_connectivity(connectivity: object) -> int:
-    if isinstance(connectivity, bool) or connectivity not in (4, 8):
+    if (
+        isinstance(connectivity, bool)
+        or not isinstance(connectivity, numbers.Integral)
+        or connectivity not in (4, 8)
+    ):
         raise ValueError(f"connectivity must be 4 or 8, got {connectivity!r}")
     return int(connectivity)
 

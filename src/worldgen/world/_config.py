@@ -7,7 +7,8 @@ import hashlib
 import json
 
 from worldgen.noise._seed import check_seed
-from worldgen.noise._validate import check_int
+from worldgen.noise._validate import check_bool, check_int
+from worldgen.terrain._checks import check_colour
 from worldgen.world._blocks import PALETTE
 
 # Bumped whenever generation changes what a config makes, so that stores
@@ -15,6 +16,17 @@ from worldgen.world._blocks import PALETTE
 GENERATOR_VERSION = 2
 
 TERRAINS = ("3d", "heightmap")
+
+
+def _check_palette(palette: object) -> tuple[tuple[str, tuple[int, int, int]], ...]:
+    if isinstance(palette, (str, bytes)) or not isinstance(palette, (tuple, list)):
+        raise TypeError(f"palette must be a sequence of (name, (r, g, b)) pairs, got {palette!r}")
+    checked = []
+    for entry in palette:
+        if not isinstance(entry, (tuple, list)) or len(entry) != 2 or not isinstance(entry[0], str):
+            raise ValueError(f"palette entries must be (name, (r, g, b)) pairs, got {entry!r}")
+        checked.append((entry[0], check_colour(entry[1], f"palette {entry[0]!r} colour")))
+    return tuple(checked)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,9 +84,11 @@ class WorldConfig:
     palette: tuple[tuple[str, tuple[int, int, int]], ...] = PALETTE
 
     def __post_init__(self):
-        check_seed(self.seed)
-        check_int(self.y_min, "y_min", -4096, 4096)
-        check_int(self.y_max, "y_max", -4096, 4096)
+        # The canonical unsigned seed: -1 and 2**64 - 1 make the same chunks,
+        # so they must have one store key.
+        object.__setattr__(self, "seed", check_seed(self.seed))
+        for name in ("y_min", "y_max", "sea_level"):
+            object.__setattr__(self, name, check_int(getattr(self, name), name, -4096, 4096))
         height = self.y_max - self.y_min
         if height < 64 or height % 8:
             raise ValueError(
@@ -88,16 +102,13 @@ class WorldConfig:
         if self.terrain not in TERRAINS:
             raise ValueError(f"terrain must be '3d' or 'heightmap', got {self.terrain!r}")
         for name in ("caves", "aquifers", "trees", "ores"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        palette = tuple((str(n), tuple(int(v) for v in c)) for n, c in self.palette)
+            object.__setattr__(self, name, check_bool(getattr(self, name), name))
+        palette = _check_palette(self.palette)
         if [n for n, _ in palette] != [n for n, _ in PALETTE]:
             raise ValueError(
                 "palette must name the standard blocks in order: "
                 + ", ".join(n for n, _ in PALETTE)
             )
-        if any(len(c) != 3 or not all(0 <= v <= 255 for v in c) for _, c in palette):
-            raise ValueError("palette colours must be three integers 0-255 (r, g, b)")
         object.__setattr__(self, "palette", palette)
 
     @property

@@ -70,6 +70,7 @@ import numpy as np
 from worldgen._jit import kernel
 from worldgen.noise import Fractal, Perlin
 from worldgen.noise._seed import derive_seed
+from worldgen.noise._validate import check_instance, check_int
 from worldgen.terrain._shaping import HeightCurve
 from worldgen.world._blocks import (
     AIR,
@@ -598,6 +599,11 @@ def generate_region(
     >>> blocks.shape, heights.shape
     ((384, 3, 4), (3, 4))
     """
+    check_instance(config, "config", WorldConfig)
+    x0 = check_int(x0, "x0", -(2**40), 2**40)
+    z0 = check_int(z0, "z0", -(2**40), 2**40)
+    width = check_int(width, "width", 1, 2**14)
+    depth = check_int(depth, "depth", 1, 2**14)
     m = MARGIN
     ex0, ez0, ewidth, edepth = x0 - m, z0 - m, width + 2 * m, depth + 2 * m
     cols = columns(config, ex0, ez0, ewidth, edepth)
@@ -639,5 +645,7 @@ def generate_region(
 
 def generate_chunk(config: WorldConfig, cx: int, cz: int) -> Chunk:
     """Chunk ``(cx, cz)``: the 16 x 16 columns from ``(16 cx, 16 cz)``."""
+    cx = check_int(cx, "cx", -(2**36), 2**36)
+    cz = check_int(cz, "cz", -(2**36), 2**36)
     blocks, heights = generate_region(config, CHUNK * cx, CHUNK * cz, CHUNK, CHUNK)
     return Chunk(cx, cz, blocks, heights)

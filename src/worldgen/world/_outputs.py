@@ -29,6 +29,8 @@ def thread_safe_workers(requested: int | None) -> int:
     """
     from worldgen.noise import Perlin
 
+    if requested is not None:  # 0 or -1 must not mean "all CPUs" or fail later
+        check_int(requested, "threads", 1, 1024)
     Perlin().grid(np.zeros(1), np.zeros(1))  # make numba pick its layer
     if numba.threading_layer() == "workqueue":
         return 1
@@ -40,11 +42,12 @@ def open_world(
 ):
     """A :class:`World` of ``config``, with a store at ``store_path`` (or
     none); returns ``(world, store)``."""
+    workers = thread_safe_workers(threads)  # checked before the store is made
     store = None
     if store_path is not None:
         store = ChunkStore(store_path, config.key, describe=config.summary)
     generate = functools.partial(generate_chunk, config)
-    return World(generate, store, threads=thread_safe_workers(threads)), store
+    return World(generate, store, threads=workers), store
 
 
 def assemble(chunks: list[Chunk]) -> tuple[np.ndarray, int, int]:

@@ -1,0 +1,206 @@
+"""The command line as a new user meets it: help that shows every default,
+--version, shipped example configs, progress when piped, and the options
+that no other test passed (terrain --seed / --config, world)."""
+
+import re
+import subprocess
+import sys
+import tomllib
+
+import numpy as np
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from worldgen import cli
+from worldgen.config import map_config, world_config
+from worldgen.terrain import MapConfig
+from worldgen.world import WorldConfig
+
+runner = CliRunner()
+COMMANDS = ("map", "terrain", "world", "animate", "wobble", "config")
+
+
+def _help(command: str) -> str:
+    result = runner.invoke(cli.app, [command, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_shows_a_default_for_every_option(command):
+    text = _help(command)
+    rows = [line for line in text.splitlines() if re.search(r"│ +--[a-z]", line)]
+    # An option's help may wrap onto following rows; join each option's rows.
+    options: dict[str, str] = {}
+    name = None
+    for line in text.splitlines():
+        match = re.match(r"│ +(--[a-z-]+)", line)
+        if match:
+            name = match.group(1)
+            options[name] = line
+        elif name and line.startswith("│"):
+            options[name] += line
+    assert rows and options
+    missing = [n for n, body in options.items() if n != "--help" and "[default:" not in body]
+    assert missing == []
+
+
+def test_map_help_shows_the_documented_defaults():
+    text = re.sub(r"[│\s]+", " ", _help("map"))
+    for option, default in [("--seed", "0"), ("--width", "512"), ("--octaves", "6")]:
+        assert re.search(rf"{option} .*?\[default: \(?{default}\)?\]", text)
+    assert "counted from the map centre" in text
+
+
+def test_version():
+    result = runner.invoke(cli.app, ["--version"])
+    assert result.exit_code == 0
+    assert re.fullmatch(r"worldgen \d+\.\d+\.\d+\S*\n", result.output)
+
+
+@pytest.mark.parametrize("name", ["map", "world"])
+def test_shipped_examples_are_every_default(name):
+    from worldgen.config import example
+
+    result = runner.invoke(cli.app, ["config", "--example", name])
+    assert result.exit_code == 0
+    assert result.output == example(name)
+    data = tomllib.loads(result.output)
+    if name == "map":
+        assert map_config(data) == MapConfig()
+    else:
+        assert world_config(data) == WorldConfig()
+
+
+def test_readme_config_example_works_as_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = runner.invoke(cli.app, ["config", "--example", "map"]).output
+    text = text.replace("width = 512", "width = 48").replace("height = 512", "height = 32")
+    (tmp_path / "my_map.toml").write_text(text)
+    result = runner.invoke(
+        cli.app, ["map", "--out", "mine", "--config", "my_map.toml", "--seed", "3"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "48x32, seed 3" in result.output
+    with Image.open(tmp_path / "mine" / "height.png") as image:
+        assert image.size == (48, 32)
+
+
+def test_piped_runs_log_each_stage(tmp_path):
+    result = runner.invoke(
+        cli.app, ["map", "--out", str(tmp_path), "--width", "16", "--height", "8"]
+    )
+    assert result.exit_code == 0
+    stages = re.findall(r"\[ *\d+\.\ds\] ([a-z-]+)", result.output)
+    assert stages == ["noise", "shaping", "climate", "classes", "clean-up", "pictures", "files"]
+
+
+def test_first_run_says_it_is_compiling(tmp_path, monkeypatch):
+    monkeypatch.setattr(cli, "_needs_compiling", lambda: True)
+    result = runner.invoke(
+        cli.app, ["map", "--out", str(tmp_path), "--width", "8", "--height", "8"]
+    )
+    assert result.exit_code == 0
+    assert "compiling kernels (first run only" in result.output
+
+
+def test_kernels_are_found_cached_after_a_run():
+    from worldgen.noise import Perlin
+
+    Perlin().grid(np.zeros(2), np.zeros(2))
+    assert cli._needs_compiling() is False
+
+
+def test_wobble_takes_the_largest_seed(tmp_path):
+    for seed in ("18446744073709551615", "-1"):
+        out = tmp_path / seed
+        result = runner.invoke(cli.app, ["wobble", "--out", str(out), "--seed", seed])
+        assert result.exit_code == 0, result.output
+    assert (tmp_path / "-1" / "wobble.svg").read_bytes() == (
+        tmp_path / "18446744073709551615" / "wobble.svg"
+    ).read_bytes()
+
+
+def _terrain(out, *args):
+    base = ["terrain", "--out", str(out), "--width", "32", "--height", "32", "--droplets", "50"]
+    result = runner.invoke(cli.app, [*base, "--no-rivers", "--stride", "4", *args])
+    assert result.exit_code == 0, result.output
+    return result.output, (out / "height.png").read_bytes()
+
+
+def test_terrain_seed_and_config_are_used(tmp_path):
+    _, zero = _terrain(tmp_path / "a")
+    text, seven = _terrain(tmp_path / "b", "--seed", "7")
+    assert "seed 7" in text and seven != zero
+    config = tmp_path / "c.toml"
+    config.write_text('[terrain]\nseed = 7\nscale = 6.4\nnormalize = "global"\n'
+                      '[mask]\nshape = "radial"\nradius = 15.2\n')  # fmt: skip
+    text, from_file = _terrain(tmp_path / "c", "--config", str(config))
+    assert "seed 7" in text and from_file == seven  # the islands preset at 32 x 32, seed 7
+    _, other_scale = _terrain(tmp_path / "d", "--config", str(config), "--scale", "3")
+    assert other_scale != from_file
+
+
+def _world(out, *args):
+    return runner.invoke(
+        cli.app, ["world", "--out", str(out), "--radius", "8", "--mesh-radius", "8", *args]
+    )
+
+
+def test_world_writes_its_set_and_uses_seed_and_config(tmp_path):
+    result = _world(tmp_path / "a", "--threads", "1")
+    assert result.exit_code == 0, result.output
+    names = {p.name for p in (tmp_path / "a").iterdir()}
+    assert {"world.db", "world_map.png", "section.png", "region.glb"} <= names
+    seeded = _world(tmp_path / "b", "--seed", "5")
+    assert "seed 5" in seeded.output
+    a = (tmp_path / "a" / "world_map.png").read_bytes()
+    assert (tmp_path / "b" / "world_map.png").read_bytes() != a
+    config = tmp_path / "w.toml"
+    config.write_text("seed = 5\ntrees = false\n")
+    from_file = _world(tmp_path / "c", "--config", str(config))
+    assert from_file.exit_code == 0 and "seed 5" in from_file.output
+    again = _world(tmp_path / "d", "--config", str(config), "--seed", "0", "--trees")
+    assert "seed 0" in again.output
+    assert (tmp_path / "d" / "world_map.png").read_bytes() == a
+
+
+@pytest.mark.parametrize("threads", ["0", "-1"])
+def test_world_refuses_bad_thread_counts_before_making_a_store(tmp_path, threads):
+    result = _world(tmp_path, "--threads", threads)
+    assert result.exit_code == 1
+    assert "threads must be an integer from 1" in result.output
+    assert not (tmp_path / "world.db").exists()
+
+
+def test_version_from_a_fresh_interpreter():
+    done = subprocess.run(
+        [sys.executable, "-m", "worldgen.cli", "--version"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and done.stdout.startswith("worldgen ")
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "text"),
+    [
+        (MemoryError(), 1, "out of memory"),
+        (RuntimeError("boom"), 1, "internal error: RuntimeError: boom"),
+        (KeyboardInterrupt(), 130, "interrupted"),
+    ],
+)
+def test_run_turns_every_failure_into_one_line(monkeypatch, capsys, error, code, text):
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr("worldgen.motion.sketch_shapes", fail)
+    monkeypatch.delenv("WORLDGEN_DEBUG", raising=False)
+    assert cli.run(["wobble", "--out", "unused"]) == code
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and text in lines[0]
+
+
+def test_usage_errors_exit_2_with_one_line(capsys):
+    assert cli.run(["map", "--width", "abc"]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "--width" in lines[0]
