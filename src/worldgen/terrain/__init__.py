@@ -8,10 +8,15 @@
 - :class:`Band`, :func:`classify`, :class:`BiomeTable`: height bands and
   biomes (elevation x moisture x temperature).
 - :func:`remove_thin_water`, :func:`remove_isolated`, :func:`fill_lakes`,
-  :func:`autotile_masks`: tile-map clean-up and autotiling.
+  :func:`limit_steps`, :func:`autotile_masks`: tile-map clean-up and
+  autotiling; :class:`Cleanup`, :func:`clean_tiles`: the clean-up of a
+  window with its halo.
+- :class:`Tileset`: generated transition tilesets (47 blob or 16 edge
+  tiles per band) and the tile ids, wang ids and pictures they give.
 - :func:`colour_ramp`, :func:`hillshade`, :func:`apply_shade`,
   :func:`normal_map`, :func:`legend`: pictures.
-- :class:`MapConfig`, :func:`make_layers`: the whole map pipeline.
+- :class:`MapConfig`, :func:`make_layers`, :func:`tile_layers`: the whole map
+  pipeline.
 - :func:`erode` (:class:`HydraulicErosion`), :func:`thermal_erode`:
   droplet and thermal erosion.
 - :func:`fill_depressions`, :func:`flow_directions`,
@@ -25,7 +30,7 @@
 from worldgen.terrain._classify import DEFAULT_BANDS, DEFAULT_BIOMES, Band, BiomeTable, classify
 from worldgen.terrain._dla import dla_mountains
 from worldgen.terrain._erosion import ErosionResult, HydraulicErosion, erode, thermal_erode
-from worldgen.terrain._maps import Cleanup, MapConfig, MapLayers, make_layers
+from worldgen.terrain._maps import MapConfig, MapLayers, make_layers, tile_layers
 from worldgen.terrain._mesh import Mesh, heightfield_mesh
 from worldgen.terrain._noise_map import NoiseMap, global_range
 from worldgen.terrain._rivers import (
@@ -39,12 +44,22 @@ from worldgen.terrain._rivers import (
 from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
 from worldgen.terrain._shaping import HeightCurve, Mask, falloff_curve
 from worldgen.terrain._terrain import Terrain, TerrainConfig, make_terrain, terrain_mesh
-from worldgen.terrain._tilemap import autotile_masks, fill_lakes, remove_isolated, remove_thin_water
+from worldgen.terrain._tilemap import (
+    Cleanup,
+    autotile_masks,
+    clean_tiles,
+    fill_lakes,
+    limit_steps,
+    remove_isolated,
+    remove_thin_water,
+)
+from worldgen.terrain._tileset import TILESETS, Tileset
 from worldgen.terrain._window import Window
 
 __all__ = [
     "DEFAULT_BANDS",
     "DEFAULT_BIOMES",
+    "TILESETS",
     "Band",
     "BiomeTable",
     "Cleanup",
@@ -59,10 +74,12 @@ __all__ = [
     "RiverResult",
     "Terrain",
     "TerrainConfig",
+    "Tileset",
     "Window",
     "apply_shade",
     "autotile_masks",
     "classify",
+    "clean_tiles",
     "colour_ramp",
     "dla_mountains",
     "draw_rivers",
@@ -76,6 +93,7 @@ __all__ = [
     "heightfield_mesh",
     "hillshade",
     "legend",
+    "limit_steps",
     "make_layers",
     "make_terrain",
     "normal_map",
@@ -84,4 +102,5 @@ __all__ = [
     "rivers",
     "terrain_mesh",
     "thermal_erode",
+    "tile_layers",
 ]
