@@ -635,9 +635,9 @@ def limit_steps(tiles: np.ndarray, *, connectivity: int = 8) -> np.ndarray:
     cells ``q``, with ``d`` the step distance (4-connected: city block,
     8-connected: chessboard), a grey-level dilation by a cone. It is reached
     by simultaneous passes of "rise to one below the highest neighbour".
-    Only cells ``q`` with ``tiles[q] - d >= tiles[p]`` matter, so a cell
-    depends only on the cells within ``tiles.max() - tiles.min()`` steps;
-    for band classes that is at most the number of bands less one.
+    A cell ``q`` changes ``p`` only if ``tiles[q] - d > tiles[p]``, so a
+    cell depends only on the cells fewer than ``tiles.max() - tiles.min()``
+    steps away; for band classes, at most the number of bands less two.
 
     Raising rather than lowering follows the thin-water rule: what cannot be
     drawn is lifted toward land (deep water beside sand becomes shallow
@@ -710,13 +710,13 @@ class Cleanup:
         -------
         int
             ``thin_water_passes`` (if ``thin_water``) + 1 (if ``isolated``)
-            + ``lake_size - 1`` (if lakes are filled) + ``band_count - 1``
-            (if ``steps``).
+            + ``lake_size - 1`` (if lakes are filled) + ``band_count - 2``
+            (if ``steps``), never less than 0 for any term.
 
         Examples
         --------
         >>> Cleanup().reach(8, steps=8)
-        16
+        15
         """
         band_count = check_int(band_count, "band_count", 1, 256)
         if steps is not None:
@@ -724,7 +724,7 @@ class Cleanup:
         reach = self.thin_water_passes if self.thin_water else 0
         reach += 1 if self.isolated else 0
         reach += max(self.lake_size - 1, 0)
-        return reach + (band_count - 1 if steps is not None else 0)
+        return reach + (max(band_count - 2, 0) if steps is not None else 0)
 
 
 def clean_tiles(
