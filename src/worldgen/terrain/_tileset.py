@@ -70,7 +70,7 @@ _WANG_TYPES = {"blob47": "mixed", "edge16": "edge", "flat": None}
 # the noise moves it, and the reach of the smooth minimum (outer corners are
 # rounded with radius _ROUND - _BORDER); then, in pixels, the softness of the
 # blend and the width of the dark outline, its darkness and the grain.
-_BORDER, _WOBBLE, _ROUND = 0.25, 0.12, 0.6
+_BORDER, _WOBBLE, _ROUND = 0.2, 0.12, 0.5
 _SOFT_PX, _LINE_PX, _LINE_DARK, _GRAIN = 0.9, 1.1, 0.22, 0.05
 
 
