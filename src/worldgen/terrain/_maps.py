@@ -170,26 +170,26 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
     halo = 0 if terrain.normalize == "local" else config.tile_halo
     grown = Window(window.x - halo, window.y - halo, window.width + 2 * halo,
                    window.height + 2 * halo)  # fmt: skip
+    core = (slice(halo, halo + window.height), slice(halo, halo + window.width))
     stage("noise")
     around = terrain.generate(grown)
     stage("shaping")
     wx, wy = terrain.world_axes(grown)
     around = config.curve(config.mask.apply(around, wx, wy))
-    heights = around[halo : halo + window.height, halo : halo + window.width].copy()
+    heights = around[core].copy()
     stage("climate")
     moisture = config.climate(_MOISTURE).generate(window)
     temperature = None
     if len(config.biomes.temperature) > 1:
         temperature = config.climate(_TEMPERATURE).generate(window)
     stage("classes")
-    classes = classify(heights, config.bands)
+    around = classify(around, config.bands)
+    classes = around[core].copy()
     biomes = config.biomes.classify(heights, moisture, temperature)
     stage("clean-up")
     if terrain.normalize == "local":
         halo = config.tile_halo
         around = np.pad(classes, halo, mode="edge")
-    else:
-        around = classify(around, config.bands)
     tiles, ids = tile_layers(config, around, halo)
     return MapLayers(heights, classes, tiles, moisture, temperature, biomes, ids)
 

@@ -206,10 +206,11 @@ class Tileset:
         edges set, the corner clear). ``d`` is a circular smooth minimum of
         these distances (I. Quilez, "smooth minimum", 2013), which rounds
         outer corners and equals the plain minimum wherever a part is far,
-        so borders meet their neighbours' across tile edges. The pixel shows band ``b - 1`` where ``d`` is below a
-        border depth moved by periodic fBm noise, band ``b`` above it, with
-        a soft blend and a thin darker line along the border; a second
-        periodic noise adds grain to every band. Both noises repeat with the
+        so borders meet their neighbours' across tile edges. The pixel shows
+        band ``b - 1`` where ``d`` is below a border depth moved by periodic
+        fBm noise, band ``b`` above it, with a soft blend and a thin darker
+        line along the border; a second periodic noise adds grain to every
+        band. Both noises repeat with the
         tile and depend only on the position in the tile, so the borders
         and the grain run on across neighbouring tiles without a seam.
 
@@ -231,16 +232,16 @@ class Tileset:
         grain = _periodic_noise(seed + 1, 8, size)
         upper = colours.astype(np.float64)
         lower = upper[np.maximum(np.arange(len(colours)) - 1, 0)]
+        differs = np.any(upper != lower, axis=1)[:, None, None, None]
+        depth = _BORDER + _WOBBLE * wobble
+        soft = _SOFT_PX / size
         rows = []
         for mask in _MASKS[self.kind]:
             d = _border_distance(int(mask), self.kind, u[None, :], u[:, None])
-            depth = _BORDER + _WOBBLE * wobble
-            soft = _SOFT_PX / size
             s = np.clip((d - depth) / (2 * soft) + 0.5, 0.0, 1.0)
             s = s * s * (3 - 2 * s)
             line = 1.0 - _LINE_DARK * np.exp(-(((d - depth) * size / _LINE_PX) ** 2))
             tile = lower[:, None, None] * (1 - s[..., None]) + upper[:, None, None] * s[..., None]
-            differs = np.any(upper != lower, axis=1)[:, None, None, None]
             tile = np.where(differs, tile * line[..., None], tile)
             rows.append(tile * (1 + _GRAIN * grain)[..., None])
         tiles = np.stack(rows, axis=1)  # (bands, masks, size, size, 3)
