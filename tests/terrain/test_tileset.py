@@ -66,6 +66,34 @@ def test_every_neighbourhood_the_cleanup_allows_maps_to_a_tile_with_its_wang_id(
     assert len(used) == (1 if centre == 0 else tileset.tiles_per_band)
 
 
+@pytest.mark.parametrize("kind", ["blob47", "edge16"])
+def test_what_the_cleanup_removes_is_exactly_what_no_tile_can_draw(kind):
+    # A tile of band b has only the colours of bands b and b - 1 on its
+    # edges (and corners), so two cells can share an edge (or corner) only
+    # if their bands differ by at most one: the maps limit_steps leaves as
+    # they are, and no others.
+    tileset = Tileset(kind)
+    wang = tileset.wang_ids(BANDS).astype(int)
+    band = np.arange(len(wang)) // tileset.tiles_per_band
+    used = wang > 0
+    assert ((wang == band[:, None] + 1) | (wang == np.maximum(band, 1)[:, None]) | ~used).all()
+    rng = np.random.default_rng(7)
+    closes = 0
+    for _ in range(400):
+        centre = rng.integers(1, BANDS - 1)
+        block = (centre + rng.integers(-1, 2, size=(3, 3))).astype(np.uint8)
+        steps = CONNECTIVITY[kind]
+        offsets = [(-1, 0), (0, 1), (1, 0), (0, -1), (-1, -1), (-1, 1), (1, -1), (1, 1)][:steps]
+        close = all(
+            abs(int(block[y, x]) - int(block[y + dy, x + dx])) <= 1
+            for y in range(3) for x in range(3) for dy, dx in offsets
+            if 0 <= y + dy < 3 and 0 <= x + dx < 3
+        )  # fmt: skip
+        assert close == np.array_equal(limit_steps(block, connectivity=steps), block)
+        closes += close
+    assert 5 < closes < 395
+
+
 def test_blob_masks_are_the_47_reduced_masks():
     assert len(BLOB_MASKS) == 47 and BLOB_MASKS[0] == 0 and BLOB_MASKS[-1] == 255
     assert Tileset().masks.tolist() == BLOB_MASKS.tolist()
