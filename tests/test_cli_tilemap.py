@@ -33,7 +33,7 @@ def test_the_default_map_has_blob_transition_tiles_wang_sets_and_a_picture(tmp_p
     with Image.open(tmp_path / "tilemap.png") as image:
         assert image.size == (2048, 2048) and image.mode == "RGB"  # the central 128 x 128 tiles
         picture = np.asarray(image)
-    assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 1000  # drawn tiles, not flat squares
+    assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 500  # drawn tiles, not flat squares
     assert np.array_equal(read_tiled_json(tmp_path / "tilemap.json"),
                           read_tiles_csv(tmp_path / "tilemap.csv"))  # fmt: skip
 
