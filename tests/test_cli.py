@@ -14,6 +14,7 @@ SMALL = ["--width", "96", "--height", "64"]
 MAP_SET = [
     "height.png", "colour.png", "normal.png", "biomes.png", "biomes_legend.png",
     "tilemap.json", "tilemap_tileset.png", "tilemap.csv", "autotile.csv",
+    "tilemap_tileset.tsx", "tilemap.png",
 ]  # fmt: skip
 
 

@@ -66,6 +66,12 @@ class PresetName(enum.StrEnum):
     archipelago = "archipelago"
 
 
+class TilesetKind(enum.StrEnum):
+    blob47 = "blob47"
+    edge16 = "edge16"
+    flat = "flat"
+
+
 class Format(enum.StrEnum):
     png16 = "png16"
     png8 = "png8"
@@ -335,8 +341,18 @@ def map_command(
         Opt(help="Also cut the heights into TILE x TILE PNGs under tiles/.", show_default="none"),
     ] = None,
     blend: Annotated[bool, Opt(help="Blend band colours instead of stepping them.")] = False,
+    tileset: Annotated[
+        TilesetKind | None,
+        Opt(
+            help="Tilemap tiles: 47 blob transition tiles per band, 16 edge tiles, or flat "
+            "colours. [default: blob47]"
+        ),
+    ] = None,
+    tile_size: Annotated[
+        int | None, Opt(help="Tilemap tile size in pixels, 4-256. [default: 16]")
+    ] = None,
 ) -> None:
-    """Write a map set: 16-bit heights, shaded colour map, biome map and legend, tilemap (Tiled JSON, CSV)."""
+    """Write a map set: 16-bit heights, shaded colour map, biome map and legend, tilemap (Tiled JSON with its tileset, CSV, PNG)."""
     from worldgen.config import map_config, merge
     from worldgen.io import HeightmapSizeWarning, write_map_set
     from worldgen.io._mapset import STAGES
@@ -372,6 +388,9 @@ def map_command(
             overrides["cleanup"] = {k: v for k, v in cleanup.items() if v is not None}
         if climate_scale is not None:
             overrides["climate_scale"] = climate_scale
+        tiles = {"kind": tileset and tileset.value, "tile_size": tile_size}
+        if any(v is not None for v in tiles.values()):
+            overrides["tileset"] = {k: v for k, v in tiles.items() if v is not None}
         settings = map_config(merge(data, overrides))
         with _stages(STAGES) as advance, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", HeightmapSizeWarning)

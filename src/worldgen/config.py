@@ -7,6 +7,7 @@ table ``[palette]`` of ``name = [r, g, b]`` colours to change.
 
 A map config file has optional tables ``[terrain]`` (the fields of
 :class:`~worldgen.terrain.NoiseMap`), ``[mask]``, ``[curve]``, ``[cleanup]``,
+``[tileset]`` (:class:`~worldgen.terrain.Tileset`: ``kind``, ``tile_size``),
 ``[biomes]``, an array of tables ``[[bands]]`` and top-level
 ``climate_scale`` and ``relief``. Anything left out takes its documented
 default. Unknown keys are errors, so a typo never passes silently::
@@ -41,8 +42,15 @@ from worldgen.terrain._classify import Band, BiomeTable
 from worldgen.terrain._maps import Cleanup, MapConfig
 from worldgen.terrain._noise_map import NoiseMap
 from worldgen.terrain._shaping import HeightCurve, Mask
+from worldgen.terrain._tileset import Tileset
 
-_TABLES = {"terrain": NoiseMap, "mask": Mask, "curve": HeightCurve, "cleanup": Cleanup}
+_TABLES = {
+    "terrain": NoiseMap,
+    "mask": Mask,
+    "curve": HeightCurve,
+    "cleanup": Cleanup,
+    "tileset": Tileset,
+}
 _TOP = {"climate_scale", "relief", "bands", "biomes", *_TABLES}
 
 

@@ -7,6 +7,7 @@ import zlib
 
 import numpy as np
 import pytest
+import pytiled_parser
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -18,6 +19,7 @@ from worldgen.io._tilemap import (
     write_tiled_json,
     write_tiles_csv,
 )
+from worldgen.terrain import Tileset
 
 COLOURS = [(0, 0, 128), (40, 90, 200), (230, 210, 150), (40, 160, 40)]
 NAMES = ["deep water", "shallow water", "sand", "grass"]
@@ -355,3 +357,83 @@ def test_base64_encoding_round_trips_and_is_tiled_compressed(tmp_path):
 def test_csv_writer_handles_large_ids(tmp_path):
     tiles = np.array([[0, 70000], [3, 123456]])
     assert np.array_equal(read_tiles_csv(write_tiles_csv(tmp_path / "big.csv", tiles)), tiles)
+
+
+# ------------------------------------------- transition tilesets, wang sets
+
+
+@pytest.mark.parametrize(
+    ("kind", "per", "wang_type"), [("blob47", 47, "mixed"), ("edge16", 16, "edge")]
+)
+def test_transition_tileset_loads_in_pytiled_parser_with_its_wang_set(
+    tmp_path, kind, per, wang_type
+):
+    tileset = Tileset(kind, 8)
+    path = write_tiled_json(tmp_path / "w.json", TILES, colours=COLOURS, names=NAMES, tile_size=8,
+                            tileset=kind, encoding="base64")  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "w.json",
+        "w_tileset.png",
+        "w_tileset.tsx",
+    ]
+    for parsed in (
+        pytiled_parser.parse_map(path).tilesets[1],
+        pytiled_parser.parse_tileset(tmp_path / "w_tileset.tsx"),
+    ):
+        assert (parsed.tile_count, parsed.columns, parsed.tile_width) == (4 * per, per, 8)
+        assert parsed.image.name == "w_tileset.png"
+        (wang_set,) = parsed.wang_sets
+        assert wang_set.wang_type == wang_type
+        assert [c.name for c in wang_set.wang_colors] == NAMES
+        assert [c.color[:3] for c in wang_set.wang_colors] == [tuple(c) for c in COLOURS]
+        assert [c.tile for c in wang_set.wang_colors] == [b * per + per - 1 for b in range(4)]
+        assert sorted(wang_set.wang_tiles) == list(range(4 * per))
+        wang = tileset.wang_ids(4)
+        for tile_id, wang_tile in wang_set.wang_tiles.items():
+            assert wang_tile.wang_id == wang[tile_id].tolist()
+    layer = pytiled_parser.parse_map(path).layers[0]
+    gids = np.array(layer.data)
+    assert np.array_equal(gids - 1, tileset.tile_ids(TILES))
+    assert np.array_equal(read_tiled_json(path), TILES)
+    with Image.open(tmp_path / "w_tileset.png") as image:
+        assert image.size == (8 * per, 8 * 4)
+        assert np.array_equal(
+            np.asarray(image.convert("RGB")), tileset.draw(np.array(COLOURS, np.uint8))
+        )
+
+
+def test_tile_ids_given_are_written_and_checked(tmp_path):
+    ids = Tileset().tile_ids(np.pad(TILES, 1, mode="wrap"), halo=1)
+    path = write_tiled_json(
+        tmp_path / "w.json", TILES, colours=COLOURS, tileset="blob47", tile_ids=ids
+    )
+    assert np.array_equal(
+        np.array(json.loads(path.read_text())["layers"][0]["data"]), ids.ravel() + 1
+    )
+    assert np.array_equal(read_tiled_json(path), TILES)
+    assert not np.array_equal(ids, Tileset().tile_ids(TILES))  # other masks at the border
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"tileset": "wang"}, ValueError, r"tileset must be one of blob47, edge16, flat, got 'wang'"),
+        ({"tileset": "blob47", "tile_size": 2}, ValueError, r"tile_size must be an integer from 4 to 256"),
+        ({"tileset": "blob47", "tile_ids": np.zeros((2, 2), int)}, ValueError, r"tile_ids has shape \(2, 2\) but tiles has \(3, 5\)"),
+        ({"tileset": "blob47", "tile_ids": TILES}, ValueError, r"tile_ids are not blob47 tiles of the classes in tiles"),
+        ({"tile_ids": TILES}, ValueError, r"tile_ids are only for a transition tileset"),
+    ],
+)  # fmt: skip
+def test_bad_tileset_options_write_nothing(tmp_path, options, error, message):
+    with pytest.raises(error, match=message):
+        write_tiled_json(tmp_path / "world.json", TILES, colours=COLOURS, **options)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_read_rejects_a_bad_tiles_per_class_property(tmp_path):
+    path = write_tiled_json(tmp_path / "w.json", TILES, colours=COLOURS, tileset="edge16")
+    doc = json.loads(path.read_text())
+    doc["tilesets"][0]["properties"][0]["value"] = 0
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"'tiles per class' must be a positive integer"):
+        read_tiled_json(path)

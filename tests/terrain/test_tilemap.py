@@ -4,13 +4,16 @@ from collections import deque
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from worldgen.terrain._tilemap import (
+    Cleanup,
     autotile_masks,
+    clean_tiles,
     fill_lakes,
+    limit_steps,
     remove_isolated,
     remove_thin_water,
 )
@@ -96,10 +99,24 @@ def naive_lakes(tiles, water, max_size, fill):
     return out
 
 
-def naive_masks(tiles, connectivity, edge):
+def naive_steps(tiles, connectivity):
+    # The cone formula itself: max over every cell q of tiles[q] - d(p, q).
+    h, w = tiles.shape
+    y, x = np.mgrid[0:h, 0:w]
+    out = np.empty((h, w), dtype=np.int64)
+    for py in range(h):
+        for px in range(w):
+            dy, dx = np.abs(y - py), np.abs(x - px)
+            d = dy + dx if connectivity == 4 else np.maximum(dy, dx)
+            out[py, px] = (tiles.astype(np.int64) - d).max()
+    return out.astype(tiles.dtype)
+
+
+def naive_masks(tiles, connectivity, edge, match="equal"):
     def same(step):
         value, inside = neighbour(tiles, step)
-        return np.where(inside, value == tiles, edge == "same")
+        matched = value >= tiles if match == "at-least" else value == tiles
+        return np.where(inside, matched, edge == "same")
 
     n, e, s, w = same(N), same(E), same(S), same(W)
     if connectivity == 4:
@@ -483,11 +500,16 @@ def test_lakes_match_naive(tiles, water, max_size, fill):
     assert np.array_equal(out, naive_lakes(tiles, water, max_size, fill))
 
 
-@given(maps, st.sampled_from([4, 8]), st.sampled_from(["same", "different"]))
-def test_masks_match_naive(tiles, connectivity, edge):
-    out = autotile_masks(tiles, connectivity=connectivity, edge=edge)
+@given(
+    maps,
+    st.sampled_from([4, 8]),
+    st.sampled_from(["same", "different"]),
+    st.sampled_from(["equal", "at-least"]),
+)
+def test_masks_match_naive(tiles, connectivity, edge, match):
+    out = autotile_masks(tiles, connectivity=connectivity, edge=edge, match=match)
     assert out.shape == tiles.shape
-    assert np.array_equal(out, naive_masks(tiles, connectivity, edge))
+    assert np.array_equal(out, naive_masks(tiles, connectivity, edge, match))
 
 
 @given(
@@ -551,6 +573,8 @@ def test_bad_connectivity(connectivity):
 def test_bad_edge():
     with pytest.raises(ValueError, match=r"edge must be one of 'same', 'different', got 'wrap'"):
         autotile_masks(GRID4, edge="wrap")
+    with pytest.raises(ValueError, match=r"match must be one of 'equal', 'at-least', got 'above'"):
+        autotile_masks(GRID4, match="above")
 
 
 @pytest.mark.parametrize(
@@ -586,3 +610,175 @@ def test_bad_fill():
         remove_thin_water(STAIRCASE, {0}, fill=0)
     with pytest.raises(ValueError, match=r"fill=300 does not fit tiles of dtype uint8"):
         fill_lakes(STAIRCASE.astype(np.uint8), {0}, 3, 300)
+
+
+# ------------------------------------------- bounded passes, band steps, reach
+
+
+def test_thin_water_passes_stop_the_staircase_part_way():
+    # Five passes eat the staircase (see above); two eat its first two cells.
+    two = remove_thin_water(STAIRCASE, {0}, passes=2)
+    assert np.array_equal(two, naive_thin_water(STAIRCASE, {0}, passes=2))
+    assert (two != STAIRCASE).sum() == 2
+    assert np.array_equal(remove_thin_water(STAIRCASE, {0}, passes=0), STAIRCASE)
+    assert np.array_equal(
+        remove_thin_water(STAIRCASE, {0}, passes=5), remove_thin_water(STAIRCASE, {0})
+    )
+
+
+@given(maps, waters, st.integers(0, 4))
+def test_thin_water_passes_match_naive(tiles, water, passes):
+    out = remove_thin_water(tiles, water, passes=passes)
+    assert np.array_equal(out, naive_thin_water(tiles, water, passes=passes))
+
+
+def test_limit_steps_fills_steps_with_the_classes_between():
+    tiles = np.array(
+        [
+            [0, 0, 0, 0, 0],
+            [0, 0, 0, 0, 0],
+            [0, 0, 3, 0, 0],
+            [0, 0, 0, 0, 0],
+        ]
+    )
+    eight = np.array(
+        [
+            [1, 1, 1, 1, 1],
+            [1, 2, 2, 2, 1],
+            [1, 2, 3, 2, 1],
+            [1, 2, 2, 2, 1],
+        ]
+    )
+    four = np.array(
+        [
+            [0, 0, 1, 0, 0],
+            [0, 1, 2, 1, 0],
+            [1, 2, 3, 2, 1],
+            [0, 1, 2, 1, 0],
+        ]
+    )
+    assert np.array_equal(limit_steps(tiles), eight)
+    assert np.array_equal(limit_steps(tiles, connectivity=4), four)
+
+
+@given(maps, st.sampled_from([4, 8]))
+def test_limit_steps_properties(tiles, connectivity):
+    before = tiles.copy()
+    out = limit_steps(tiles, connectivity=connectivity)
+    assert np.array_equal(tiles, before)
+    assert out.dtype == tiles.dtype
+    assert np.array_equal(out, naive_steps(tiles, connectivity))
+    assert (out >= tiles).all()
+    steps = [N, E, S, W, NW, NE, SW, SE][:connectivity]
+    for step in steps:
+        value, inside = neighbour(out, step)
+        assert (np.abs(value - out.astype(np.int64))[inside] <= 1).all()
+
+
+def test_cleanup_reach_adds_up_the_steps():
+    assert Cleanup().reach(8) == 8 + 1
+    assert Cleanup().reach(8, steps=8) == 8 + 1 + 6
+    assert Cleanup(lake_size=30).reach(8, steps=4) == 8 + 1 + 29 + 6
+    assert Cleanup(thin_water=False, isolated=False).reach(3) == 0
+    assert Cleanup(thin_water_passes=3, isolated=False).reach(1, steps=8) == 3
+
+
+cleanups = st.builds(
+    Cleanup,
+    thin_water=st.booleans(),
+    thin_water_passes=st.integers(0, 3),
+    isolated=st.booleans(),
+    lake_size=st.sampled_from([0, 1, 4, 7]),
+)
+
+
+def cleaned_window(tiles, cleanup, steps, box, halo):
+    """The window box = (y0, x0, y1, x1) cleaned alone with a halo, and the
+    same cells of the map cleaned whole."""
+    y0, x0, y1, x1 = box
+    options = {"water": {0, 1}, "band_count": 5, "steps": steps}
+    whole = clean_tiles(tiles, cleanup, **options)
+    alone = clean_tiles(tiles[y0 - halo : y1 + halo, x0 - halo : x1 + halo], cleanup,
+                        halo=halo, **options)  # fmt: skip
+    return alone, whole[y0:y1, x0:x1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(cleanups, st.sampled_from([None, 4, 8]), st.data())
+def test_a_window_cleaned_with_its_reach_equals_the_whole_map(cleanup, steps, data):
+    # Any window whose halo of the stated reach fits in the map, cleaned
+    # alone, equals the same cells of the map cleaned whole.
+    reach = cleanup.reach(5, steps)
+    shape = st.tuples(st.integers(2 * reach + 1, 2 * reach + 16), st.integers(2 * reach + 1, 40))
+    tiles = data.draw(hnp.arrays(np.uint8, shape, elements=st.integers(0, 4)))
+    h, w = tiles.shape
+    y0 = data.draw(st.integers(reach, h - reach - 1))
+    x0 = data.draw(st.integers(reach, w - reach - 1))
+    y1 = data.draw(st.integers(y0 + 1, h - reach))
+    x1 = data.draw(st.integers(x0 + 1, w - reach))
+    alone, whole = cleaned_window(tiles, cleanup, steps, (y0, x0, y1, x1), reach)
+    assert np.array_equal(alone, whole)
+
+
+@pytest.mark.parametrize(
+    ("cleanup", "steps", "tiles"),
+    [
+        # A lone cell is only seen to be lone with its neighbours.
+        (Cleanup(thin_water=False), None, np.array([[2, 2, 0], [2, 0, 2], [2, 2, 0]], np.uint8)),
+        # A lake of 4 cells and size limit 5: its far side lies 3 away.
+        (Cleanup(thin_water=False, isolated=False, lake_size=5), None,
+         np.pad(np.zeros((1, 4), np.uint8), 1, constant_values=2)),
+        # A peak of band 4 in band 0 lifts cells 3 away.
+        (Cleanup(thin_water=False, isolated=False), 8, np.pad([[4]], 4).astype(np.uint8)),
+    ],
+)  # fmt: skip
+def test_the_reach_is_needed(cleanup, steps, tiles):
+    # The reach is an upper bound; for these maps a halo one cell short gets
+    # some cell wrong (so the windowed test above could fail).
+    reach = cleanup.reach(5, steps)
+    big = np.pad(tiles, reach + 2, mode="edge")
+    h, w = big.shape
+    wrong = 0
+    for y in range(reach, h - reach):
+        for x in range(reach, w - reach):
+            alone, whole = cleaned_window(big, cleanup, steps, (y, x, y + 1, x + 1), reach - 1)
+            wrong += not np.array_equal(alone, whole)
+            exact, same = cleaned_window(big, cleanup, steps, (y, x, y + 1, x + 1), reach)
+            assert np.array_equal(exact, same)
+    assert wrong > 0
+
+
+def test_clean_tiles_runs_the_steps_in_order():
+    classes = np.array(
+        [
+            [4, 4, 4, 4, 4, 4],
+            [4, 4, 0, 4, 4, 4],
+            [4, 4, 4, 4, 0, 4],
+            [4, 4, 4, 4, 4, 4],
+        ],
+        dtype=np.uint8,
+    )
+    expected = limit_steps(remove_isolated(remove_thin_water(classes, {0, 1}, passes=2)))
+    out = clean_tiles(classes, Cleanup(thin_water_passes=2), water={0, 1}, band_count=5, steps=8)
+    assert np.array_equal(out, expected) and out.dtype == np.uint8
+    lakes = clean_tiles(classes, Cleanup(thin_water=False, isolated=False, lake_size=2),
+                        water={0, 1}, band_count=5)  # fmt: skip
+    assert np.array_equal(lakes, fill_lakes(classes, {0, 1}, 2, 2))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: remove_thin_water(STAIRCASE, {0}, passes=-1), ValueError, r"passes must be an integer from 0"),
+        (lambda: Cleanup(thin_water_passes=65), ValueError, r"thin_water_passes must be an integer from 0 to 64"),
+        (lambda: Cleanup(isolated="yes"), TypeError, r"cleanup isolated must be true or false"),
+        (lambda: Cleanup().reach(0), ValueError, r"band_count must be an integer from 1 to 256"),
+        (lambda: Cleanup().reach(8, steps=6), ValueError, r"connectivity must be 4 or 8"),
+        (lambda: clean_tiles(STAIRCASE, "all", water={0}, band_count=3), TypeError, r"cleanup must be a Cleanup"),
+        (lambda: clean_tiles(STAIRCASE, Cleanup(), water={0}, band_count=3, halo=3), ValueError, r"hold nothing inside a halo of 3; give the window plus the halo"),
+        (lambda: limit_steps(STAIRCASE, connectivity=6), ValueError, r"connectivity must be 4 or 8"),
+    ],
+)  # fmt: skip
+def test_bad_cleanup_arguments(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

@@ -26,6 +26,8 @@ from worldgen.terrain._window import Window
 # The stages a map set goes through, for progress reports; a terrain set
 # adds its own between "clean-up" and "pictures", and "mesh" at the end.
 STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "files")
+# The largest side of tilemap.png, in pixels; a bigger map shows its centre.
+PREVIEW_PIXELS = 2048
 TERRAIN_STAGES = (*STAGES[:5], "ridges", "erosion", "thermal", "rivers", *STAGES[5:], "mesh")
 
 
@@ -45,7 +47,10 @@ def write_map_set(
     Always written: ``height.png`` (16-bit greyscale heights), ``colour.png``
     (band colours with hillshading), ``normal.png`` (tangent-space normal
     map), ``biomes.png`` and ``biomes_legend.png``, ``tilemap.json`` (Tiled
-    map editor, with ``tilemap_tileset.png``), ``tilemap.csv`` (the
+    map editor, drawn with ``config.tileset``: ``tilemap_tileset.png``, and
+    for a transition tileset its terrain set and ``tilemap_tileset.tsx``),
+    ``tilemap.png`` (the tile map drawn with its tiles: whole, or its
+    central :data:`PREVIEW_PIXELS` square when bigger), ``tilemap.csv`` (the
     cleaned-up band classes) and ``autotile.csv`` (each tile's 8-neighbour
     autotile bitmask, see :func:`~worldgen.terrain.autotile_masks`). ``formats`` adds height
     maps in more formats (see :data:`worldgen.io.FORMATS`); ``tile`` also
@@ -105,12 +110,7 @@ def _write_layers(
         write_rgb_png(out / "biomes.png", pictures.biomes),
         write_rgb_png(out / "biomes_legend.png", key),
     ]
-    names = [b.name for b in config.bands]
-    colours = [tuple(int(v) for v in c) for c in band_colours(config.bands)]
-    tiled = write_tiled_json(
-        out / "tilemap.json", layers.tiles, colours=colours, names=names, encoding="base64"
-    )
-    written += [tiled, tiled.with_name(f"{tiled.stem}_tileset.png")]
+    written += _write_tilemap(config, layers, out)
     written.append(write_tiles_csv(out / "tilemap.csv", layers.tiles))
     written.append(
         write_tiles_csv(out / "autotile.csv", autotile_masks(layers.tiles, connectivity=8))
@@ -120,6 +120,29 @@ def _write_layers(
             written.append(write_heightmap(out / "height", heights, fmt))
     if tile is not None:
         written += write_tiles(out / "tiles", "height", heights, tile)
+    return written
+
+
+def _write_tilemap(config: MapConfig, layers, out: pathlib.Path) -> list[pathlib.Path]:
+    """tilemap.json with its tileset (and TSX), and tilemap.png."""
+    tileset = config.tileset
+    names = [b.name for b in config.bands]
+    colours = band_colours(config.bands)
+    flat = tileset.kind == "flat"
+    tiled = write_tiled_json(
+        out / "tilemap.json", layers.tiles, colours=colours, names=names,
+        tile_size=tileset.tile_size, encoding="base64", tileset=tileset.kind,
+        tile_ids=None if flat else layers.tile_ids,
+    )  # fmt: skip
+    written = [tiled, tiled.with_name(f"{tiled.stem}_tileset.png")]
+    if not flat:
+        written.append(tiled.with_name(f"{tiled.stem}_tileset.tsx"))
+    side = max(1, PREVIEW_PIXELS // tileset.tile_size)
+    height, width = layers.tile_ids.shape
+    y, x = max(0, (height - side) // 2), max(0, (width - side) // 2)
+    ids = layers.tile_ids[y : y + side, x : x + side]
+    picture = tileset.render(ids, tileset.draw(colours))
+    written.append(write_rgb_png(out / "tilemap.png", picture))
     return written
 
 

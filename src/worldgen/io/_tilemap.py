@@ -3,8 +3,10 @@
 A tile map is a 2-D array of non-negative integer class ids, shape (H, W),
 row 0 at the top. :func:`write_tiled_json` writes the Tiled JSON map format
 (https://doc.mapeditor.org/en/stable/reference/json-map-format/) together
-with a tileset image of flat colours, one square per class, so the map opens
-in Tiled as it is and can be painted over there.
+with its tileset image: flat colours, one square per class, or a generated
+transition tileset (:class:`~worldgen.terrain.Tileset`) with a Tiled terrain
+(wang) set, also written as a TSX file, so the map opens in Tiled as it is
+and Tiled's terrain brush keeps working on it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import os
 import pathlib
 import zlib
 from collections.abc import Sequence
+from xml.etree import ElementTree
 
 import numpy as np
 from PIL import Image
@@ -25,12 +28,15 @@ from PIL import Image
 from worldgen.io._atomic import atomic_output
 from worldgen.io._image import PNG_COMPRESS_LEVEL
 from worldgen.terrain._tilemap import check_tiles
+from worldgen.terrain._tileset import TILESETS, Tileset
 
 # The JSON format version and the Tiled release whose format is written.
 TILED_VERSION = "1.10"
 TILED_RELEASE = "1.10.2"
 # High bits of a Tiled global tile id that flip or rotate the tile.
 _GID_FLAGS = 0xF0000000
+# The tileset property that tells how many tiles each class has.
+TILES_PER_CLASS = "tiles per class"
 
 
 def write_tiles_csv(path: str | os.PathLike, tiles: np.ndarray) -> pathlib.Path:
@@ -158,6 +164,8 @@ def write_tiled_json(
     names: Sequence[str] | None = None,
     tile_size: int = 16,
     encoding: str = "csv",
+    tileset: str = "flat",
+    tile_ids: np.ndarray | None = None,
 ) -> pathlib.Path:
     """Write a tile map in the Tiled map editor's JSON format, with its tileset image.
 
@@ -181,6 +189,18 @@ def write_tiled_json(
         How the layer's tile ids are stored: ``'csv'``, a JSON array (easy
         to read); ``'base64'``, zlib-compressed little-endian uint32 ids in
         base64 (Tiled's compact form, much smaller and faster on big maps).
+    tileset : {'flat', 'blob47', 'edge16'}
+        ``'flat'``: one flat colour per class. ``'blob47'`` or ``'edge16'``:
+        the transition tileset of :class:`~worldgen.terrain.Tileset` drawn
+        from ``colours`` (classes are bands in order, ``tile_size`` at least
+        4), with a Tiled wang set whose colours are the classes; the tileset
+        is also written as ``<stem>_tileset.tsx``.
+    tile_ids : ndarray of int, shape (H, W), optional
+        For a transition tileset, the tile of each cell, as
+        :meth:`Tileset.tile_ids` gives it with a halo (what
+        :func:`~worldgen.terrain.make_layers` returns); each must be a tile
+        of the cell's class. By default they are found from ``tiles``,
+        taking outside the map as the cell's own class.
 
     Returns
     -------
@@ -203,6 +223,13 @@ def write_tiled_json(
     with ``firstgid`` 1 whose image is a single row of flat squares, tile
     ``i`` filled with ``colours[i]``. The image is moved into place before
     the JSON, so the map never refers to an image that is not there.
+
+    With a transition tileset, class ``c``'s tiles are row ``c`` of the
+    image and gid = tile id + 1; the tileset has an int property ``tiles per
+    class`` (47 or 16) and one wang set, named ``bands``, of type ``mixed``
+    (blob47) or ``edge`` (edge16): wang colour ``c + 1`` is class ``c``
+    (named after ``names``, drawn in its colour, shown by its plain tile),
+    and every tile has a wang id (:meth:`Tileset.wang_ids`).
 
     Examples
     --------
@@ -229,32 +256,47 @@ def write_tiled_json(
     size = int(tile_size)
     if encoding not in ("csv", "base64"):
         raise ValueError(f"encoding must be 'csv' or 'base64', got {encoding!r}")
+    if tileset not in TILESETS:
+        raise ValueError(f"tileset must be one of {', '.join(TILESETS)}, got {tileset!r}")
 
     target = pathlib.Path(path)
     image_path = target.with_name(f"{target.stem}_tileset.png")
-    pixels = np.repeat(np.repeat(table[np.newaxis], size, axis=0), size, axis=1)
+    tsx_path = target.with_name(f"{target.stem}_tileset.tsx")
+    if tileset == "flat":
+        pixels = np.repeat(np.repeat(table[np.newaxis], size, axis=0), size, axis=1)
+        columns, rows, ids = count, 1, tiles.astype(np.int64)
+        if tile_ids is not None:
+            raise ValueError("tile_ids are only for a transition tileset; leave them out")
+    else:
+        kind = Tileset(tileset, size)
+        pixels = kind.draw(table)
+        columns, rows = kind.tiles_per_band, count
+        ids = _check_tile_ids(tile_ids, tiles, kind)
     image = Image.fromarray(pixels)
 
     height, width = tiles.shape
-    tileset = {
-        "columns": count,
+    tiled_tileset: dict = {
+        "columns": columns,
         "firstgid": 1,
         "image": image_path.name,
-        "imageheight": size,
-        "imagewidth": size * count,
+        "imageheight": size * rows,
+        "imagewidth": size * columns,
         "margin": 0,
         "name": f"{target.stem} classes",
         "spacing": 0,
-        "tilecount": count,
+        "tilecount": columns * rows,
         "tileheight": size,
         "tilewidth": size,
     }
-    if labels is not None:
-        tileset["tiles"] = [
+    if tileset == "flat" and labels is not None:
+        tiled_tileset["tiles"] = [
             {"id": i, "properties": [{"name": "name", "type": "string", "value": label}]}
             for i, label in enumerate(labels)
         ]
-    gids = tiles.ravel().astype(np.int64) + 1
+    if tileset != "flat":
+        tiled_tileset["properties"] = [{"name": TILES_PER_CLASS, "type": "int", "value": columns}]
+        tiled_tileset["wangsets"] = [_wang_set(kind, table, labels)]
+    gids = ids.ravel() + 1
     if encoding == "csv":
         layer: dict = {"data": gids.tolist()}
     else:
@@ -286,7 +328,7 @@ def write_tiled_json(
         "renderorder": "right-down",
         "tiledversion": TILED_RELEASE,
         "tileheight": size,
-        "tilesets": [tileset],
+        "tilesets": [tiled_tileset],
         "tilewidth": size,
         "type": "map",
         "version": TILED_VERSION,
@@ -298,7 +340,95 @@ def write_tiled_json(
         tmp_json.write_text(text)
         with atomic_output(image_path) as tmp_png:
             image.save(tmp_png, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+        if tileset != "flat":
+            with atomic_output(tsx_path) as tmp_tsx:
+                tmp_tsx.write_bytes(_tsx_bytes(tiled_tileset))
     return target
+
+
+def _check_tile_ids(tile_ids: object, tiles: np.ndarray, kind: Tileset) -> np.ndarray:
+    if tile_ids is None:
+        return kind.tile_ids(tiles).astype(np.int64)
+    ids = check_tiles(tile_ids, "tile_ids").astype(np.int64)
+    if ids.shape != tiles.shape:
+        raise ValueError(
+            f"tile_ids has shape {ids.shape} but tiles has {tiles.shape}; give one each"
+        )
+    if not np.array_equal(ids // kind.tiles_per_band, tiles):
+        raise ValueError(
+            f"tile_ids are not {kind.kind} tiles of the classes in tiles; "
+            "make them with Tileset.tile_ids from the same tiles"
+        )
+    return ids
+
+
+def _wang_set(kind: Tileset, colours: np.ndarray, labels: list[str] | None) -> dict:
+    """Tiled's wang set for a transition tileset: one colour per class."""
+    per = kind.tiles_per_band
+    names = labels if labels is not None else [f"class {i}" for i in range(len(colours))]
+    return {
+        "colors": [
+            {
+                "color": "#{:02x}{:02x}{:02x}".format(*(int(v) for v in colour)),
+                "name": name,
+                "probability": 1,
+                "tile": c * per + per - 1,  # the plain tile: every neighbour the same
+            }
+            for c, (colour, name) in enumerate(zip(colours, names))
+        ],
+        "name": "bands",
+        "tile": -1,
+        "type": kind.wang_type,
+        "wangtiles": [
+            {"tileid": i, "wangid": wang.tolist()}
+            for i, wang in enumerate(kind.wang_ids(len(colours)))
+        ],
+    }
+
+
+def _tsx_bytes(tileset: dict) -> bytes:
+    """The same tileset as a Tiled TSX file (XML), image beside it."""
+    keys = ("name", "tilewidth", "tileheight", "spacing", "margin", "tilecount", "columns")
+    root = ElementTree.Element(
+        "tileset",
+        {"version": TILED_VERSION, "tiledversion": TILED_RELEASE}
+        | {key: str(tileset[key]) for key in keys},
+    )
+    properties = ElementTree.SubElement(root, "properties")
+    for prop in tileset["properties"]:
+        ElementTree.SubElement(
+            properties, "property", {k: str(prop[k]) for k in ("name", "type", "value")}
+        )
+    ElementTree.SubElement(
+        root,
+        "image",
+        {
+            "source": tileset["image"],
+            "width": str(tileset["imagewidth"]),
+            "height": str(tileset["imageheight"]),
+        },
+    )
+    wangsets = ElementTree.SubElement(root, "wangsets")
+    for wang_set in tileset["wangsets"]:
+        element = ElementTree.SubElement(
+            wangsets,
+            "wangset",
+            {"name": wang_set["name"], "type": wang_set["type"], "tile": str(wang_set["tile"])},
+        )
+        for colour in wang_set["colors"]:
+            ElementTree.SubElement(
+                element,
+                "wangcolor",
+                {k: str(colour[k]) for k in ("name", "color", "tile", "probability")},
+            )
+        for tile in wang_set["wangtiles"]:
+            ElementTree.SubElement(
+                element,
+                "wangtile",
+                {"tileid": str(tile["tileid"]), "wangid": ",".join(map(str, tile["wangid"]))},
+            )
+    ElementTree.indent(root)
+    return ElementTree.tostring(root, encoding="UTF-8", xml_declaration=True) + b"\n"
 
 
 def _layer_gids(layer: dict, source: pathlib.Path) -> np.ndarray:
@@ -343,7 +473,9 @@ def read_tiled_json(path: str | os.PathLike) -> np.ndarray:
     Returns
     -------
     ndarray of int64, shape (H, W)
-        Class ids, gid - 1. Tiled's flip and rotation flags are ignored.
+        Class ids: gid - 1, divided by the tileset's ``tiles per class``
+        property when it has one (a transition tileset). Tiled's flip and
+        rotation flags are ignored.
 
     Raises
     ------
@@ -381,4 +513,15 @@ def read_tiled_json(path: str | os.PathLike) -> np.ndarray:
             f"{source}: the tile layer has {int((gids == 0).sum())} empty cells (gid 0); "
             "paint every cell, a class map has no empty cells"
         )
-    return gids.reshape(height, width) - 1
+    return (gids.reshape(height, width) - 1) // _tiles_per_class(document, source)
+
+
+def _tiles_per_class(document: dict, source: pathlib.Path) -> int:
+    for tileset in document.get("tilesets", [])[:1]:
+        for prop in tileset.get("properties", []) if isinstance(tileset, dict) else []:
+            if isinstance(prop, dict) and prop.get("name") == TILES_PER_CLASS:
+                value = prop.get("value")
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    raise ValueError(f"{source}: {TILES_PER_CLASS!r} must be a positive integer")
+                return value
+    return 1

@@ -8,13 +8,18 @@
 - :class:`Band`, :func:`classify`, :class:`BiomeTable`: height bands and
   biomes (elevation x moisture x temperature).
 - :func:`remove_thin_water`, :func:`remove_isolated`, :func:`fill_lakes`,
-  :func:`autotile_masks`: tile-map clean-up and autotiling.
+  :func:`limit_steps`, :func:`autotile_masks`: tile-map clean-up and
+  autotiling; :class:`Cleanup`, :func:`clean_tiles`: the clean-up of a
+  window with its halo.
+- :class:`Tileset`: generated transition tilesets (47 blob or 16 edge
+  tiles per band) and the tile ids, wang ids and pictures they give.
 - :func:`colour_ramp`, :func:`hillshade`, :func:`apply_shade`,
   :func:`normal_map`, :func:`legend`: pictures.
 - :func:`map_pictures`, :func:`shaded_colour`, :func:`relief_shade`,
   :data:`DEFAULT_RELIEF`: a window's pictures in world units, crops of the
   whole map's.
-- :class:`MapConfig`, :func:`make_layers`: the whole map pipeline.
+- :class:`MapConfig`, :func:`make_layers`, :func:`tile_layers`: the whole map
+  pipeline.
 - :func:`erode` (:class:`HydraulicErosion`), :func:`thermal_erode`:
   droplet and thermal erosion.
 - :func:`fill_depressions`, :func:`flow_directions`,
@@ -28,7 +33,7 @@
 from worldgen.terrain._classify import DEFAULT_BANDS, DEFAULT_BIOMES, Band, BiomeTable, classify
 from worldgen.terrain._dla import dla_mountains
 from worldgen.terrain._erosion import ErosionResult, HydraulicErosion, erode, thermal_erode
-from worldgen.terrain._maps import DEFAULT_RELIEF, Cleanup, MapConfig, MapLayers, make_layers
+from worldgen.terrain._maps import DEFAULT_RELIEF, MapConfig, MapLayers, make_layers, tile_layers
 from worldgen.terrain._mesh import Mesh, heightfield_mesh
 from worldgen.terrain._noise_map import NoiseMap, global_range
 from worldgen.terrain._pictures import (
@@ -49,7 +54,16 @@ from worldgen.terrain._rivers import (
 from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
 from worldgen.terrain._shaping import HeightCurve, Mask, falloff_curve
 from worldgen.terrain._terrain import Terrain, TerrainConfig, make_terrain, terrain_mesh
-from worldgen.terrain._tilemap import autotile_masks, fill_lakes, remove_isolated, remove_thin_water
+from worldgen.terrain._tilemap import (
+    Cleanup,
+    autotile_masks,
+    clean_tiles,
+    fill_lakes,
+    limit_steps,
+    remove_isolated,
+    remove_thin_water,
+)
+from worldgen.terrain._tileset import TILESETS, Tileset
 from worldgen.terrain._window import Window
 
 __all__ = [
@@ -57,6 +71,7 @@ __all__ = [
     "DEFAULT_BIOMES",
     "DEFAULT_RELIEF",
     "PICTURE_HALO",
+    "TILESETS",
     "Band",
     "BiomeTable",
     "Cleanup",
@@ -72,10 +87,12 @@ __all__ = [
     "RiverResult",
     "Terrain",
     "TerrainConfig",
+    "Tileset",
     "Window",
     "apply_shade",
     "autotile_masks",
     "classify",
+    "clean_tiles",
     "colour_ramp",
     "dla_mountains",
     "draw_rivers",
@@ -89,6 +106,7 @@ __all__ = [
     "heightfield_mesh",
     "hillshade",
     "legend",
+    "limit_steps",
     "make_layers",
     "make_terrain",
     "map_pictures",
@@ -100,4 +118,5 @@ __all__ = [
     "shaded_colour",
     "terrain_mesh",
     "thermal_erode",
+    "tile_layers",
 ]

@@ -2,12 +2,15 @@
 
     noise map -> mask -> height curve -> bands (tiles) and biomes
                                        -> clean-up of the tile classes
+                                       -> transition tile ids
 
 Every step up to the bands and biomes is pointwise in world coordinates, so
 with ``normalize='global'`` or ``'none'`` a window made alone equals the same
-window cut from a bigger map, byte for byte. The clean-up looks at
-neighbours (see :mod:`worldgen.terrain._tilemap`) and is applied to the
-window as a whole.
+window cut from a bigger map, byte for byte. The clean-up and the tile ids
+look at neighbours a bounded distance away (:attr:`MapConfig.tile_halo`), so
+they are made on the window plus that halo, from the same pure function of
+world position, and cropped: a window's tiles equal the same window of a
+bigger map's too.
 """
 
 from __future__ import annotations
@@ -17,13 +20,7 @@ import dataclasses
 import numpy as np
 
 from worldgen.noise._seed import derive_seed
-from worldgen.noise._validate import (
-    check_bool,
-    check_instance,
-    check_int,
-    check_positive,
-    check_real,
-)
+from worldgen.noise._validate import check_instance, check_positive, check_real
 from worldgen.terrain._classify import (
     DEFAULT_BANDS,
     DEFAULT_BIOMES,
@@ -35,6 +32,8 @@ from worldgen.terrain._classify import (
 )
 from worldgen.terrain._noise_map import NoiseMap
 from worldgen.terrain._shaping import HeightCurve, Mask
+from worldgen.terrain._tilemap import Cleanup, clean_tiles
+from worldgen.terrain._tileset import Tileset
 from worldgen.terrain._window import Window
 
 DEFAULT_RELIEF = 128.0
@@ -43,30 +42,6 @@ quarter of the default 512 x 512 map's side, as its pictures always had."""
 
 # Tags for the climate fields' derived seeds.
 _MOISTURE, _TEMPERATURE = 0x4D4F4953, 0x54454D50
-
-
-@dataclasses.dataclass(frozen=True)
-class Cleanup:
-    """Which tile clean-ups to run, in this order.
-
-    Parameters
-    ----------
-    thin_water : bool
-        Turn one-tile-wide water into land (to a fixed point).
-    isolated : bool
-        Give lone tiles the class of their neighbours.
-    lake_size : int
-        Fill enclosed water bodies smaller than this many tiles (0: keep all).
-    """
-
-    thin_water: bool = True
-    isolated: bool = True
-    lake_size: int = 0
-
-    def __post_init__(self):
-        check_bool(self.thin_water, "thin_water")
-        check_bool(self.isolated, "isolated")
-        check_int(self.lake_size, "lake_size", 0, 2**40)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,6 +72,10 @@ class MapConfig:
         many cells high a height of 1.0 stands (> 0; default
         :data:`DEFAULT_RELIEF`, 128). A world unit, the same for every
         window, so a window's pictures are crops of a bigger map's.
+    tileset : Tileset
+        The tileset the tile map is drawn with (default: 47 blob tiles per
+        band, 16 pixels); the clean-up ends by removing what it cannot draw
+        (:func:`~worldgen.terrain.limit_steps`).
     """
 
     terrain: NoiseMap = dataclasses.field(default_factory=NoiseMap)
@@ -107,17 +86,25 @@ class MapConfig:
     climate_scale: float = 2.0
     cleanup: Cleanup = dataclasses.field(default_factory=Cleanup)
     relief: float = DEFAULT_RELIEF
+    tileset: Tileset = dataclasses.field(default_factory=Tileset)
 
     def __post_init__(self):
         for name, cls in (
             ("terrain", NoiseMap), ("mask", Mask), ("curve", HeightCurve),
-            ("biomes", BiomeTable), ("cleanup", Cleanup),
+            ("biomes", BiomeTable), ("cleanup", Cleanup), ("tileset", Tileset),
         ):  # fmt: skip
             check_instance(getattr(self, name), name, cls)
         object.__setattr__(self, "bands", check_bands(self.bands))
         check_positive(self.climate_scale, "climate_scale")
         if not 0.0 < check_real(self.relief, "relief") <= 1e100:
             raise ValueError(f"relief must be a number > 0 and at most 1e100, got {self.relief!r}")
+
+    @property
+    def tile_halo(self) -> int:
+        """How many cells around a window its tile classes and tile ids
+        depend on: the clean-up's reach, plus one for the autotile masks."""
+        steps = self.tileset.connectivity
+        return self.cleanup.reach(len(self.bands), steps) + (steps is not None)
 
     def climate(self, tag: int) -> NoiseMap:
         """The moisture (or temperature) field: the terrain's noise map with
@@ -172,6 +159,7 @@ class MapLayers:
     moisture : float64
     temperature : float64 or None (only if the biome table has that axis)
     biomes : uint8, index into ``config.biomes.names``
+    tile_ids : uint16, the tile of ``config.tileset`` drawing each cell
     """
 
     elevation: np.ndarray
@@ -180,6 +168,7 @@ class MapLayers:
     moisture: np.ndarray
     temperature: np.ndarray | None
     biomes: np.ndarray
+    tile_ids: np.ndarray | None = None
 
 
 def make_layers(config: MapConfig, window: Window | None = None, *, progress=None) -> MapLayers:
@@ -187,8 +176,12 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
 
     ``progress``, if given, is called with the name of each stage as it
     starts.
+
+    The tile classes and ids are made from the classes of the window and
+    :attr:`MapConfig.tile_halo` cells around it (see :func:`tile_layers`).
+    With ``normalize='local'`` the heights depend on the window itself, so
+    the map is taken as finite: its border classes are repeated outwards.
     """
-    from worldgen.terrain._tilemap import fill_lakes, remove_isolated, remove_thin_water
 
     def stage(name: str) -> None:
         if progress is not None:
@@ -199,26 +192,61 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
         check_instance(window, "window", Window)
     terrain = config.terrain
     window = terrain.window if window is None else window
+    # Heights of the window and its tile halo in one call; the window's are
+    # the same bytes made alone (not so for 'local', which gets no halo).
+    halo = 0 if terrain.normalize == "local" else config.tile_halo
+    grown = Window(window.x - halo, window.y - halo, window.width + 2 * halo,
+                   window.height + 2 * halo)  # fmt: skip
+    core = (slice(halo, halo + window.height), slice(halo, halo + window.width))
     stage("noise")
-    heights = config.elevation(window)  # masked and curved too: both are cheap
+    around = config.elevation(grown)  # masked and curved too: both are cheap
     stage("shaping")
+    heights = around[core].copy()
     stage("climate")
     moisture = config.climate(_MOISTURE).generate(window)
     temperature = None
     if len(config.biomes.temperature) > 1:
         temperature = config.climate(_TEMPERATURE).generate(window)
     stage("classes")
-    classes = classify(heights, config.bands)
+    around = classify(around, config.bands)
+    classes = around[core].copy()
     biomes = config.biomes.classify(heights, moisture, temperature)
     stage("clean-up")
-    tiles = classes
-    water = config.water_classes
-    if config.cleanup.thin_water and water:
-        tiles = remove_thin_water(tiles, water)
-    if config.cleanup.isolated:
-        tiles = remove_isolated(tiles)
-    if config.cleanup.lake_size and water:
-        land = [i for i in range(len(config.bands)) if i not in water]
-        if land:  # with only water bands there is no land to fill lakes with
-            tiles = fill_lakes(tiles, water, config.cleanup.lake_size, land[0])
-    return MapLayers(heights, classes, tiles.astype(np.uint8), moisture, temperature, biomes)
+    if terrain.normalize == "local":
+        halo = config.tile_halo
+        around = np.pad(classes, halo, mode="edge")
+    tiles, ids = tile_layers(config, around, halo)
+    return MapLayers(heights, classes, tiles, moisture, temperature, biomes, ids)
+
+
+def tile_layers(config: MapConfig, classes: np.ndarray, halo: int) -> tuple[np.ndarray, np.ndarray]:
+    """The cleaned tile classes and the tile ids of a window, from its band
+    classes with a halo.
+
+    Parameters
+    ----------
+    config : MapConfig
+        Its bands, clean-up and tileset are used.
+    classes : ndarray of uint8, shape (H + 2 * halo, W + 2 * halo)
+        Band classes of the window and ``halo`` cells around it, from any
+        heights that are a pure function of world position (the noise map's,
+        or eroded heights).
+    halo : int
+        At least :attr:`MapConfig.tile_halo` for the result to equal the same
+        window of a bigger map.
+
+    Returns
+    -------
+    tiles : ndarray of uint8, shape (H, W)
+        Cleaned band classes.
+    ids : ndarray of uint16, shape (H, W)
+        Tile ids of ``config.tileset``.
+    """
+    steps = config.tileset.connectivity
+    margin = 1 if steps is not None and halo > 0 else 0
+    tiles = clean_tiles(
+        classes, config.cleanup, water=config.water_classes, band_count=len(config.bands),
+        steps=steps, halo=halo - margin,
+    )  # fmt: skip
+    ids = config.tileset.tile_ids(tiles, halo=margin)
+    return tiles[margin : tiles.shape[0] - margin, margin : tiles.shape[1] - margin], ids

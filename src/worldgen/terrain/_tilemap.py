@@ -18,13 +18,14 @@ untouched; the work is done by compiled kernels.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from collections.abc import Iterable
 
 import numpy as np
 
 from worldgen._jit import kernel
-from worldgen.noise._validate import check_choice
+from worldgen.noise._validate import check_choice, check_int
 
 # (dy, dx) of the 4-neighbours (N, E, S, W) followed by the diagonals.
 _NEIGHBOURS = np.array(
@@ -110,10 +111,11 @@ def _check_connectivity(connectivity: object) -> int:
 
 
 @kernel
-def _thin_water_kernel(tiles, wet, fill, offsets):
-    # Simultaneous passes until a fixed point. Each pass only re-examines the
-    # water cells next to a cell converted by the pass before, since no other
-    # cell's neighbourhood changed; ``fill < 0`` means "smallest trigger".
+def _thin_water_kernel(tiles, wet, fill, passes, offsets):
+    # Simultaneous passes until a fixed point, or ``passes`` of them when
+    # ``passes >= 0``. Each pass only re-examines the water cells next to a
+    # cell converted by the pass before, since no other cell's neighbourhood
+    # changed; ``fill < 0`` means "smallest trigger".
     height, width = tiles.shape
     out = tiles.copy()
     wet = wet.copy()
@@ -128,7 +130,9 @@ def _thin_water_kernel(tiles, wet, fill, offsets):
             count += 1
     converted = np.empty(size, np.int64)
     values = np.empty(size, np.int64)
-    while count > 0:
+    done_passes = 0
+    while count > 0 and (passes < 0 or done_passes < passes):
+        done_passes += 1
         done = 0
         for k in range(count):
             index = candidates[k]
@@ -240,61 +244,88 @@ def _fill_lakes_kernel(tiles, wet, max_size, fill, offsets):
 
 
 @kernel
-def _same(tiles, y, x, dy, dx, outside):
+def _same(tiles, y, x, dy, dx, outside, at_least):
     yy = y + dy
     xx = x + dx
     if yy < 0 or yy >= tiles.shape[0] or xx < 0 or xx >= tiles.shape[1]:
         return outside
+    if at_least:
+        return tiles[yy, xx] >= tiles[y, x]
     return tiles[yy, xx] == tiles[y, x]
 
 
 @kernel
-def _masks4_kernel(tiles, outside):
+def _masks4_kernel(tiles, outside, at_least):
     height, width = tiles.shape
     out = np.zeros((height, width), np.uint8)
     for y in range(height):
         for x in range(width):
             bits = 0
-            if _same(tiles, y, x, -1, 0, outside):
+            if _same(tiles, y, x, -1, 0, outside, at_least):
                 bits |= 1
-            if _same(tiles, y, x, 0, 1, outside):
+            if _same(tiles, y, x, 0, 1, outside, at_least):
                 bits |= 2
-            if _same(tiles, y, x, 1, 0, outside):
+            if _same(tiles, y, x, 1, 0, outside, at_least):
                 bits |= 4
-            if _same(tiles, y, x, 0, -1, outside):
+            if _same(tiles, y, x, 0, -1, outside, at_least):
                 bits |= 8
             out[y, x] = bits
     return out
 
 
 @kernel
-def _masks8_kernel(tiles, outside):
+def _masks8_kernel(tiles, outside, at_least):
     height, width = tiles.shape
     out = np.zeros((height, width), np.uint8)
     for y in range(height):
         for x in range(width):
-            n = _same(tiles, y, x, -1, 0, outside)
-            e = _same(tiles, y, x, 0, 1, outside)
-            s = _same(tiles, y, x, 1, 0, outside)
-            w = _same(tiles, y, x, 0, -1, outside)
+            n = _same(tiles, y, x, -1, 0, outside, at_least)
+            e = _same(tiles, y, x, 0, 1, outside, at_least)
+            s = _same(tiles, y, x, 1, 0, outside, at_least)
+            w = _same(tiles, y, x, 0, -1, outside, at_least)
             bits = 0
-            if n and w and _same(tiles, y, x, -1, -1, outside):
+            if n and w and _same(tiles, y, x, -1, -1, outside, at_least):
                 bits |= 1
             if n:
                 bits |= 2
-            if n and e and _same(tiles, y, x, -1, 1, outside):
+            if n and e and _same(tiles, y, x, -1, 1, outside, at_least):
                 bits |= 4
             if w:
                 bits |= 8
             if e:
                 bits |= 16
-            if s and w and _same(tiles, y, x, 1, -1, outside):
+            if s and w and _same(tiles, y, x, 1, -1, outside, at_least):
                 bits |= 32
             if s:
                 bits |= 64
-            if s and e and _same(tiles, y, x, 1, 1, outside):
+            if s and e and _same(tiles, y, x, 1, 1, outside, at_least):
                 bits |= 128
             out[y, x] = bits
+    return out
+
+
+@kernel
+def _steps_kernel(tiles, offsets):
+    # Simultaneous passes of "rise to one below your highest neighbour"
+    # until nothing changes: at most (largest - smallest class) passes.
+    height, width = tiles.shape
+    out = tiles.astype(np.int64)
+    following = out.copy()
+    changed = True
+    while changed:
+        changed = False
+        for y in range(height):
+            for x in range(width):
+                best = out[y, x]
+                for k in range(offsets.shape[0]):
+                    yy = y + offsets[k, 0]
+                    xx = x + offsets[k, 1]
+                    if 0 <= yy < height and 0 <= xx < width and out[yy, xx] - 1 > best:
+                        best = out[yy, xx] - 1
+                following[y, x] = best
+                if best != out[y, x]:
+                    changed = True
+        out, following = following, out
     return out
 
 
@@ -302,9 +333,14 @@ def _masks8_kernel(tiles, outside):
 
 
 def remove_thin_water(
-    tiles: np.ndarray, water: Iterable[int] | int, *, fill: int | None = None
+    tiles: np.ndarray,
+    water: Iterable[int] | int,
+    *,
+    fill: int | None = None,
+    passes: int | None = None,
 ) -> np.ndarray:
-    """Turn water that is one cell thin between land into land, to a fixed point.
+    """Turn water that is one cell thin between land into land, to a fixed point
+    or for a given number of passes.
 
     Parameters
     ----------
@@ -318,6 +354,10 @@ def remove_thin_water(
         land class among the neighbours that triggered the rule: the left
         and right neighbours, the upper and lower ones, or all four when
         both pairs are land. ``fill`` must not be a water class.
+    passes : int, optional
+        Stop after this many passes (0 or more). By default the rule is
+        applied until nothing changes. A bounded count bounds how far a cell
+        can influence the result: ``passes`` cells.
 
     Returns
     -------
@@ -330,8 +370,9 @@ def remove_thin_water(
         If ``tiles`` does not hold integers or ``water`` or ``fill`` are not
         class ids.
     ValueError
-        If ``tiles`` is not a non-empty 2-D array, holds negative ids, or
-        ``fill`` is negative, a water class or too big for the dtype.
+        If ``tiles`` is not a non-empty 2-D array, holds negative ids,
+        ``fill`` is negative, a water class or too big for the dtype, or
+        ``passes`` is negative.
 
     Notes
     -----
@@ -374,7 +415,10 @@ def remove_thin_water(
         fill_id = _check_fill(fill, tiles)
         if fill_id in water:
             raise ValueError(f"fill={fill_id} is a water class; give a land class as fill")
-    return _thin_water_kernel(tiles, _wet(tiles, water), np.int64(fill_id), _NEIGHBOURS)
+    limit = -1 if passes is None else check_int(passes, "passes", 0, 2**40)
+    return _thin_water_kernel(
+        tiles, _wet(tiles, water), np.int64(fill_id), np.int64(limit), _NEIGHBOURS
+    )
 
 
 def remove_isolated(tiles: np.ndarray, *, connectivity: int = 4) -> np.ndarray:
@@ -492,7 +536,9 @@ def fill_lakes(
     )
 
 
-def autotile_masks(tiles: np.ndarray, *, connectivity: int = 4, edge: str = "same") -> np.ndarray:
+def autotile_masks(
+    tiles: np.ndarray, *, connectivity: int = 4, edge: str = "same", match: str = "equal"
+) -> np.ndarray:
     """Per cell, a bitmask of the neighbours that share its class.
 
     Game engines pick a cell's edge or corner tile from such a mask (Unity's
@@ -508,6 +554,12 @@ def autotile_masks(tiles: np.ndarray, *, connectivity: int = 4, edge: str = "sam
     edge : {"same", "different"}
         Whether a neighbour outside the map counts as having the cell's
         class or not.
+    match : {"equal", "at-least"}
+        Which neighbours count as sharing the cell's class: those of the
+        same class, or (``"at-least"``, for classes in layers such as
+        height bands) those whose class is the cell's or above it. The
+        transition tilesets of :mod:`worldgen.terrain._tileset` use the
+        latter: a cell draws the band below it where a neighbour is lower.
 
     Returns
     -------
@@ -520,8 +572,8 @@ def autotile_masks(tiles: np.ndarray, *, connectivity: int = 4, edge: str = "sam
         If ``tiles`` does not hold integers.
     ValueError
         If ``tiles`` is not a non-empty 2-D array or holds negative ids,
-        ``connectivity`` is not 4 or 8, or ``edge`` is not "same" or
-        "different".
+        ``connectivity`` is not 4 or 8, ``edge`` is not "same" or
+        "different", or ``match`` is not "equal" or "at-least".
 
     Notes
     -----
@@ -543,6 +595,223 @@ def autotile_masks(tiles: np.ndarray, *, connectivity: int = 4, edge: str = "sam
     tiles = check_tiles(tiles)
     connectivity = _check_connectivity(connectivity)
     outside = check_choice(edge, "edge", ("same", "different")) == "same"
+    at_least = check_choice(match, "match", ("equal", "at-least")) == "at-least"
     if connectivity == 4:
-        return _masks4_kernel(tiles, outside)
-    return _masks8_kernel(tiles, outside)
+        return _masks4_kernel(tiles, outside, at_least)
+    return _masks8_kernel(tiles, outside, at_least)
+
+
+def limit_steps(tiles: np.ndarray, *, connectivity: int = 8) -> np.ndarray:
+    """Raise cells until neighbouring classes differ by at most one.
+
+    Classes are taken as ordered layers (height bands: deep water 0,
+    shallow water 1, sand 2, ...). A transition tileset draws a cell of
+    class ``c`` over class ``c - 1`` (see :mod:`worldgen.terrain._tileset`),
+    so it cannot draw a cell next to one two or more classes lower; this
+    fills such steps with the classes in between.
+
+    Parameters
+    ----------
+    tiles : ndarray of int, shape (H, W)
+        Class ids, non-negative, in layer order.
+    connectivity : {4, 8}
+        Which neighbours must differ by at most one: the four edge
+        neighbours (what a 16-tile edge set needs), or all eight (what the
+        47-tile blob set needs, whose tiles also meet at corners).
+
+    Returns
+    -------
+    ndarray, shape (H, W)
+        A new map with the input's dtype; no cell is lower than before.
+
+    Raises
+    ------
+    TypeError
+        If ``tiles`` does not hold integers.
+    ValueError
+        If ``tiles`` is not a non-empty 2-D array or holds negative ids, or
+        ``connectivity`` is not 4 or 8.
+
+    Notes
+    -----
+    The result is the smallest map above ``tiles`` whose neighbours differ
+    by at most one: each cell becomes ``max(tiles[q] - d(p, q))`` over all
+    cells ``q``, with ``d`` the step distance (4-connected: city block,
+    8-connected: chessboard), a grey-level dilation by a cone. It is reached
+    by simultaneous passes of "rise to one below the highest neighbour".
+    A cell ``q`` changes ``p`` only if ``tiles[q] - d > tiles[p]``, so a
+    cell depends only on the cells fewer than ``tiles.max() - tiles.min()``
+    steps away; for band classes, at most the number of bands less two.
+
+    Raising rather than lowering follows the thin-water rule: what cannot be
+    drawn is lifted toward land (deep water beside sand becomes shallow
+    water), so land never turns into water.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> limit_steps(np.array([[0, 0, 0, 3]]))
+    array([[0, 1, 2, 3]])
+    """
+    tiles = check_tiles(tiles)
+    connectivity = _check_connectivity(connectivity)
+    return _steps_kernel(tiles, _NEIGHBOURS[:connectivity]).astype(tiles.dtype)
+
+
+@dataclasses.dataclass(frozen=True)
+class Cleanup:
+    """Which tile clean-ups to run, in this order.
+
+    Parameters
+    ----------
+    thin_water : bool
+        Turn one-tile-wide water into land (default on), for
+        ``thin_water_passes`` passes.
+    thin_water_passes : int
+        How many passes of the thin-water rule (default 8, from 0 to 64);
+        each pass lets a conversion reach one cell further.
+    isolated : bool
+        Give lone tiles the class of their neighbours (default on).
+    lake_size : int
+        Fill enclosed water bodies smaller than this many tiles (default 0:
+        keep all).
+
+    Notes
+    -----
+    Each step looks a bounded distance away, so the whole clean-up has a
+    bounded reach (:meth:`reach`): the result at a cell depends only on the
+    classes within that many cells, and a window cleaned with a halo that
+    wide and cropped equals the same window of a bigger map (see
+    :func:`clean_tiles`).
+    """
+
+    thin_water: bool = True
+    thin_water_passes: int = 8
+    isolated: bool = True
+    lake_size: int = 0
+
+    def __post_init__(self):
+        for name in ("thin_water", "isolated"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(
+                    f"cleanup {name} must be true or false, got {getattr(self, name)!r}"
+                )
+        check_int(self.thin_water_passes, "thin_water_passes", 0, 64)
+        check_int(self.lake_size, "lake_size", 0, 2**40)
+
+    def reach(self, band_count: int, steps: int | None = None) -> int:
+        """How far, in cells, a class can change the clean-up's result.
+
+        Parameters
+        ----------
+        band_count : int
+            The number of classes (bands), 1 to 256.
+        steps : {None, 4, 8}
+            The neighbourhood :func:`limit_steps` runs on last, as the
+            tileset needs (None: not run).
+
+        Returns
+        -------
+        int
+            ``thin_water_passes`` (if ``thin_water``) + 1 (if ``isolated``)
+            + ``lake_size - 1`` (if lakes are filled) + ``band_count - 2``
+            (if ``steps``), never less than 0 for any term.
+
+        Examples
+        --------
+        >>> Cleanup().reach(8, steps=8)
+        15
+        """
+        band_count = check_int(band_count, "band_count", 1, 256)
+        if steps is not None:
+            _check_connectivity(steps)
+        reach = self.thin_water_passes if self.thin_water else 0
+        reach += 1 if self.isolated else 0
+        reach += max(self.lake_size - 1, 0)
+        return reach + (max(band_count - 2, 0) if steps is not None else 0)
+
+
+def clean_tiles(
+    classes: np.ndarray,
+    cleanup: Cleanup,
+    *,
+    water: Iterable[int],
+    band_count: int,
+    steps: int | None = None,
+    halo: int = 0,
+) -> np.ndarray:
+    """Clean up the band classes of a window given with a halo, and crop the halo.
+
+    Parameters
+    ----------
+    classes : ndarray of int, shape (H + 2 * halo, W + 2 * halo)
+        Band ids of the window and of ``halo`` cells around it, made by the
+        same pure function of world position as any other window (heights,
+        then :func:`~worldgen.terrain.classify`).
+    cleanup : Cleanup
+        Which clean-ups to run.
+    water : collection of int
+        The water classes.
+    band_count : int
+        The number of bands.
+    steps : {None, 4, 8}
+        Finish with :func:`limit_steps` on this neighbourhood, so that the
+        tileset can draw every cell (None: leave steps as they are).
+    halo : int
+        Cells cut from each side of the result. With ``halo >=
+        cleanup.reach(band_count, steps)`` the result equals the same window
+        of the cleaned-up infinite map; with less (0 for a finite map) the
+        cells near the border are cleaned as if nothing lay beyond it.
+
+    Returns
+    -------
+    ndarray of uint8, shape (H, W)
+        The cleaned classes of the window.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``classes`` is not a 2-D array of class ids, ``cleanup`` is not a
+        :class:`Cleanup`, or ``halo`` leaves nothing of the array.
+
+    Notes
+    -----
+    The steps run in this order: thin water (``thin_water_passes`` passes),
+    lone tiles (4-neighbours), small enclosed lakes (filled with the lowest
+    land class), then :func:`limit_steps`. Each step's result at a cell
+    depends only on its input within the step's reach, so their reaches add
+    up (:meth:`Cleanup.reach`), and the differences a window's edge makes
+    never get further in than that.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> classes = np.array([[2, 2, 2, 2, 2],
+    ...                     [2, 2, 0, 2, 2],
+    ...                     [2, 2, 2, 2, 2]])
+    >>> clean_tiles(classes, Cleanup(), water={0, 1}, band_count=3, halo=1)
+    array([[2, 2, 2]], dtype=uint8)
+    """
+    tiles = check_tiles(classes, "classes")
+    if not isinstance(cleanup, Cleanup):
+        raise TypeError(f"cleanup must be a Cleanup, got {cleanup!r}")
+    water = tuple(int(w) for w in _check_water(water))
+    band_count = check_int(band_count, "band_count", 1, 256)
+    halo = check_int(halo, "halo", 0, 2**20)
+    if min(tiles.shape) <= 2 * halo:
+        raise ValueError(
+            f"classes of shape {tiles.shape} hold nothing inside a halo of {halo}; "
+            "give the window plus the halo on every side"
+        )
+    if cleanup.thin_water and water:
+        tiles = remove_thin_water(tiles, water, passes=cleanup.thin_water_passes)
+    if cleanup.isolated:
+        tiles = remove_isolated(tiles)
+    if cleanup.lake_size and water:
+        land = next((i for i in range(band_count) if i not in water), None)
+        if land is not None:
+            tiles = fill_lakes(tiles, water, cleanup.lake_size, land)
+    if steps is not None:
+        tiles = limit_steps(tiles, connectivity=steps)
+    height, width = tiles.shape
+    return tiles[halo : height - halo, halo : width - halo].astype(np.uint8)
