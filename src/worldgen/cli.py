@@ -345,11 +345,12 @@ def map_command(
         TilesetKind | None,
         Opt(
             help="Tilemap tiles: 47 blob transition tiles per band, 16 edge tiles, or flat "
-            "colours. [default: blob47]"
+            "colours.",
+            show_default="blob47",
         ),
     ] = None,
     tile_size: Annotated[
-        int | None, Opt(help="Tilemap tile size in pixels, 4-256. [default: 16]")
+        int | None, Opt(help="Tilemap tile size in pixels, 4-256.", show_default="16")
     ] = None,
 ) -> None:
     """Write a map set: 16-bit heights, shaded colour map, biome map and legend, tilemap (Tiled JSON with its tileset, CSV, PNG)."""

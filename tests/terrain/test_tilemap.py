@@ -771,7 +771,7 @@ def test_clean_tiles_runs_the_steps_in_order():
     [
         (lambda: remove_thin_water(STAIRCASE, {0}, passes=-1), ValueError, r"passes must be an integer from 0"),
         (lambda: Cleanup(thin_water_passes=65), ValueError, r"thin_water_passes must be an integer from 0 to 64"),
-        (lambda: Cleanup(isolated="yes"), TypeError, r"cleanup isolated must be true or false"),
+        (lambda: Cleanup(isolated="yes"), TypeError, r"isolated must be True or False"),
         (lambda: Cleanup().reach(0), ValueError, r"band_count must be an integer from 1 to 256"),
         (lambda: Cleanup().reach(8, steps=6), ValueError, r"connectivity must be 4 or 8"),
         (lambda: clean_tiles(STAIRCASE, "all", water={0}, band_count=3), TypeError, r"cleanup must be a Cleanup"),

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from worldgen._jit import kernel
-from worldgen.noise._validate import check_choice, check_int
+from worldgen.noise._validate import check_bool, check_choice, check_int
 
 # (dy, dx) of the 4-neighbours (N, E, S, W) followed by the diagonals.
 _NEIGHBOURS = np.array(
@@ -692,10 +692,7 @@ class Cleanup:
 
     def __post_init__(self):
         for name in ("thin_water", "isolated"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(
-                    f"cleanup {name} must be true or false, got {getattr(self, name)!r}"
-                )
+            object.__setattr__(self, name, check_bool(getattr(self, name), name))
         check_int(self.thin_water_passes, "thin_water_passes", 0, 64)
         check_int(self.lake_size, "lake_size", 0, 2**40)
 
