@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from collections.abc import Callable
 
 import numpy as np
 from PIL import Image
@@ -97,9 +96,9 @@ def terrarium(metres: np.ndarray) -> np.ndarray:
     return np.stack([fixed >> 16, (fixed >> 8) & 255, fixed & 255], axis=-1).astype(np.uint8)
 
 
-def _map_tile(config: MapConfig, layer: str, z: int, x: int, y: int) -> np.ndarray:
+def _map_tiles(config: MapConfig, layer: str, z: int, x: int, y: int, n: int) -> np.ndarray:
     t = config.terrain
-    window = tile_window(z, x, y, width=t.width, height=t.height, halo=1)
+    window = tile_window(z, x, y, width=t.width, height=t.height, halo=1, tiles=n)
     layers = make_layers(config, window)
     heights = config.unit_elevation(layers.elevation)
     inner = (slice(1, -1), slice(1, -1))
@@ -123,19 +122,23 @@ def voxel_config(config: MapConfig):
     return WorldConfig(seed=config.terrain.seed)
 
 
-def _voxel_tile(config: MapConfig, z: int, x: int, y: int) -> np.ndarray:
+def _voxel_tiles(config: MapConfig, z: int, x: int, y: int, n: int) -> np.ndarray:
     from worldgen.world import generate_region, top_down
 
     world = voxel_config(config)
     t = config.terrain
-    w = tile_window(z, x, y, width=t.width, height=t.height, halo=1)
+    w = tile_window(z, x, y, width=t.width, height=t.height, halo=1, tiles=n)
     blocks, _ = generate_region(world, w.x - t.width // 2, w.y - t.height // 2, w.width, w.height)
     image = top_down(blocks, y_min=world.y_min, sea_level=world.sea_level)
     return image[1:-1, 1:-1]
 
 
-def tile_image(config: MapConfig, layer: str, z: int, x: int, y: int) -> np.ndarray:
-    """The pixels of tile ``(z, x, y)`` of ``layer``.
+def tile_image(
+    config: MapConfig, layer: str, z: int, x: int, y: int, *, tiles: int = 1
+) -> np.ndarray:
+    """The pixels of tile ``(z, x, y)`` of ``layer``, or of the ``tiles x
+    tiles`` block of tiles from it made as one window (equal to those tiles
+    laid side by side).
 
     Parameters
     ----------
@@ -147,11 +150,14 @@ def tile_image(config: MapConfig, layer: str, z: int, x: int, y: int) -> np.ndar
     z, x, y : int
         Tile coordinates (see :mod:`worldgen.web._tiles`); the voxel layer
         exists only at the native zoom.
+    tiles : int
+        Tiles along each side of the block (1: one tile).
 
     Returns
     -------
     numpy.ndarray, uint8
-        ``(256, 256, 3)`` RGB, or ``(256, 256)`` grey for the hillshade.
+        ``(256 tiles, 256 tiles, 3)`` RGB, or ``(256 tiles, 256 tiles)``
+        grey for the hillshade.
 
     Raises
     ------
@@ -170,8 +176,8 @@ def tile_image(config: MapConfig, layer: str, z: int, x: int, y: int) -> np.ndar
     check_tile(z, x, y, min_zoom=info.min_zoom)
     check_windowed(config)
     if layer == "voxel":
-        return _voxel_tile(config, z, x, y)
-    return _map_tile(config, layer, z, x, y)
+        return _voxel_tiles(config, z, x, y, tiles)
+    return _map_tiles(config, layer, z, x, y, tiles)
 
 
 def encode_png(image: np.ndarray) -> bytes:
@@ -201,6 +207,3 @@ def point_info(config: MapConfig, cell_x: int, cell_z: int) -> dict[str, object]
         "biome": config.biomes.names[int(layers.biomes[0, 0])],
         "water": height <= config.sea_level,
     }
-
-
-Product = Callable[[MapConfig, str, int, int, int], bytes]

@@ -83,10 +83,12 @@ def tile_origin(z: int, x: int, y: int) -> tuple[int, int]:
     return x * TILE * step - HALF, y * TILE * step - HALF
 
 
-def tile_window(z: int, x: int, y: int, *, width: int, height: int, halo: int = 0) -> Window:
-    """The window of a map's pixel grid that tile ``(z, x, y)`` samples,
-    grown by ``halo`` samples on every side (for stages that look at
-    neighbours).
+def tile_window(
+    z: int, x: int, y: int, *, width: int, height: int, halo: int = 0, tiles: int = 1
+) -> Window:
+    """The window of a map's pixel grid that tile ``(z, x, y)`` samples (or
+    the ``tiles x tiles`` block of tiles from it), grown by ``halo``
+    samples on every side (for stages that look at neighbours).
 
     ``width`` and ``height`` are the map's nominal size, which fixes its
     centre (see the module docstring).
@@ -99,14 +101,11 @@ def tile_window(z: int, x: int, y: int, *, width: int, height: int, halo: int = 
     Window(x=254, y=254, width=258, height=258, step=2)
     """
     X, Z = tile_origin(z, x, y)
+    if isinstance(tiles, bool) or not isinstance(tiles, int) or not 1 <= tiles <= 2**z - max(x, y):
+        raise ValueError(f"tiles must be from 1 to {2**z - max(x, y)} here, got {tiles!r}")
     step = tile_step(z)
-    return Window(
-        X + width // 2 - halo * step,
-        Z + height // 2 - halo * step,
-        TILE + 2 * halo,
-        TILE + 2 * halo,
-        step,
-    )
+    side = TILE * tiles + 2 * halo
+    return Window(X + width // 2 - halo * step, Z + height // 2 - halo * step, side, side, step)
 
 
 def lnglat_to_cell(lng: float, lat: float) -> tuple[float, float]:
