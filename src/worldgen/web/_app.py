@@ -12,6 +12,8 @@ Routes (``KEY`` is a world's key, see :func:`~worldgen.web._worlds.world_key`):
   (``Cache-Control: immutable``, strong ETag, 304 on ``If-None-Match``).
 - ``GET /w/KEY/point?x=X&z=Z``: height and biome of a world cell.
 - ``GET /w/KEY/chunks?x=X&z=Z&radius=R``: greedy-meshed voxel chunks.
+- ``GET /w/KEY/export?x=X&z=Z&width=W&height=H``: the map set of a window
+  of world cells, as a zip.
 
 Bad input is a 4xx with a one-line JSON body ``{"error": "..."}``. Tile
 work runs on a thread pool; each request waits at most ``timeout`` seconds
@@ -303,6 +305,25 @@ def create_app(
         data = await state.run(("chunks", key, x, z, radius), chunk_meshes, config, x, z, radius)
         return Response(data, media_type="application/json")
 
+    async def export(request: Request) -> Response:
+        from worldgen.web._export import export_window, export_zip
+
+        key = request.path_params["key"]
+        config = state.world(key)[0]
+        q = request.query_params
+        box = [_int(q.get(n), n, 2**40) for n in ("x", "z", "width", "height")]
+        try:
+            x, z, w, h = export_window(*box)
+        except ValueError as exc:
+            raise ClientError(400, str(exc)) from None
+        data = await state.run(("export", key, x, z, w, h), export_zip, config, x, z, w, h)
+        name = f"worldgen-{key[:8]}-{x}_{z}-{w}x{h}.zip"
+        headers = {
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "X-Worldgen-Window": f"{w} x {h} cells from {x}, {z}",
+        }
+        return Response(data, media_type="application/zip", headers=headers)
+
     async def client_error(request: Request, exc: ClientError) -> Response:
         headers = {"Retry-After": "1"} if exc.status == 503 else None
         response = _error(exc.status, str(exc))
@@ -328,6 +349,7 @@ def create_app(
         Route("/w/{key}/layers", world_layers),
         Route("/w/{key}/point", point),
         Route("/w/{key}/chunks", chunks),
+        Route("/w/{key}/export", export),
         Route("/w/{key}/{layer}.json", tilejson),
         Route("/w/{key}/{layer}/{z}/{x}/{y}.png", tile),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
