@@ -480,7 +480,8 @@ def serve_command(
     _out.print(f"worldgen explorer at {url} (Ctrl+C stops it)", markup=False, highlight=False)
     if open_browser:
         threading.Timer(0.5, webbrowser.open, [url]).start()
-    server = uvicorn.Server(uvicorn.Config(app_, log_level="warning", lifespan="on"))
+    config_ = uvicorn.Config(app_, log_level="warning", lifespan="on", timeout_keep_alive=75)
+    server = uvicorn.Server(config_)
     server.run(sockets=[sock])
 
 

@@ -113,6 +113,8 @@ BAD = [
     ("/w/{key}/point?x=1", 400, "z must be an integer"),
     ("/w/{key}/point?x=1&z=1e999", 400, "z must be an integer"),
     ("/w/{key}/chunks?x=1&z=1&radius=500", 400, "radius must be from 1 to 64"),
+    ("/w/{key}/export?x=0&z=0&width=0&height=5", 400, "width must be"),
+    ("/w/{key}/export?x=0&z=0&width=5", 400, "height must be an integer"),
     ("/no/such/page", 404, "Not Found"),
 ]
 

@@ -1,6 +1,7 @@
 """Tile math and tile products against the library's own maps."""
 
 import io
+import zipfile
 
 import numpy as np
 import pytest
@@ -90,6 +91,26 @@ def test_stepped_window_samples_the_unstepped_grid(x, y, step):
             one = make_layers(config, Window(x + i * step, y + j * step, 1, 1))
             assert coarse.elevation[j, i] == one.elevation[0, 0]
             assert coarse.biomes[j, i] == one.biomes[0, 0]
+
+
+def test_stepped_windows_split_into_stepped_tiles():
+    parts = Window(10, 20, 5, 3, step=4).tiles(2)
+    assert parts[1] == Window(18, 20, 2, 2, 4)
+    assert parts[-1] == Window(26, 28, 1, 1, 4)
+    with pytest.raises(ValueError, match="window step"):
+        Window(0, 0, 1, 1, step=0)
+
+
+def test_export_is_the_map_set_of_the_window():
+    from worldgen.web._export import MAX_EXPORT, export_window, export_zip
+
+    x, z = tile_origin(NATIVE_ZOOM, CENTRE - 1, CENTRE)
+    with zipfile.ZipFile(io.BytesIO(export_zip(CONFIG, x, z, 256, 256))) as archive:
+        assert "tilemap.json" in archive.namelist()
+        colour = np.asarray(Image.open(archive.open("colour.png")).convert("RGB"))
+    tile = tile_image(CONFIG, "colour", NATIVE_ZOOM, CENTRE - 1, CENTRE)
+    np.testing.assert_array_equal(colour[1:-1, 1:-1], tile[1:-1, 1:-1])
+    assert export_window(0, 0, 5000, 10) == ((5000 - MAX_EXPORT) // 2, 0, MAX_EXPORT, 10)
 
 
 def test_native_tiles_equal_the_cli_map(tmp_path):
