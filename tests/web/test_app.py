@@ -112,6 +112,9 @@ BAD = [
     ("/worlds?colour=red", 400, "unknown parameter 'colour'"),
     ("/w/{key}/point?x=1", 400, "z must be an integer"),
     ("/w/{key}/point?x=1&z=1e999", 400, "z must be an integer"),
+    ("/w/{key}/point?x=1&z=99999999999", 400, "z must be within"),
+    ("/worlds?scale=1e-300", 400, "cannot be sampled over the whole map"),
+    ("/worlds?octaves=32&lacunarity=4", 400, "cannot be sampled over the whole map"),
     ("/w/{key}/chunks?x=1&z=1&radius=500", 400, "radius must be from 1 to 64"),
     ("/w/{key}/export?x=0&z=0&width=0&height=5", 400, "width must be"),
     ("/w/{key}/export?x=0&z=0&width=5", 400, "height must be an integer"),
@@ -167,6 +170,16 @@ def test_bound_on_inflight_work_gives_503_and_time_limit_504():
     # The slow tile finished after its 504 and is kept.
     assert later.status_code == 200 and later.content == b"tile 5 0 0"
     app.state.explorer.pool.shutdown()
+
+
+def test_a_refusal_of_the_library_is_a_422_not_a_crash():
+    def product(config, layer, z, x, y):
+        raise ValueError("coordinates are too large")
+
+    with TestClient(create_app(product=product)) as c:
+        key = c.get("/layers").json()[0]["worldgen"]["key"]
+        r = c.get(f"/w/{key}/colour/3/0/0.png")
+    assert r.status_code == 422 and r.json() == {"error": "coordinates are too large"}
 
 
 def test_same_tile_requested_at_once_is_made_once():

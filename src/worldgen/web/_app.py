@@ -41,7 +41,7 @@ from starlette.staticfiles import StaticFiles
 
 from worldgen.noise._validate import check_int, check_positive
 from worldgen.web._products import LAYERS, check_layer, point_info, tile_png
-from worldgen.web._tiles import NATIVE_ZOOM, cell_bounds, check_tile
+from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, check_tile
 from worldgen.web._worlds import Worlds, parse_params
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
@@ -147,6 +147,8 @@ class Explorer:
             return await asyncio.wait_for(asyncio.shield(future), self.timeout)
         except TimeoutError:
             raise ClientError(504, f"tile took longer than {self.timeout:g} s; retry") from None
+        except (ValueError, TypeError) as exc:  # the library's refusal, not a crash
+            raise ClientError(422, str(exc)) from None
 
     def world(self, key: str):
         try:
@@ -286,7 +288,7 @@ def create_app(
         key = request.path_params["key"]
         config = state.world(key)[0]
         q = request.query_params
-        x, z = _int(q.get("x"), "x", 2**40), _int(q.get("z"), "z", 2**40)
+        x, z = _int(q.get("x"), "x", HALF), _int(q.get("z"), "z", HALF)
         info = await state.run(("point", key, x, z), point_info, config, x, z)
         return JSONResponse(info)
 
@@ -296,7 +298,7 @@ def create_app(
         key = request.path_params["key"]
         config = state.world(key)[0]
         q = request.query_params
-        x, z = _int(q.get("x"), "x", 2**40), _int(q.get("z"), "z", 2**40)
+        x, z = _int(q.get("x"), "x", HALF), _int(q.get("z"), "z", HALF)
         radius = _int(q.get("radius", "32"), "radius")
         if not 1 <= radius <= MAX_CHUNK_RADIUS:
             raise ClientError(

@@ -20,7 +20,7 @@ from worldgen.io._mapset import _relief_shade, shaded_colour_map
 from worldgen.terrain._maps import MapConfig, make_layers
 from worldgen.terrain._shading import apply_shade
 from worldgen.terrain._window import Window
-from worldgen.web._tiles import CELL_METRES, NATIVE_ZOOM, check_tile, tile_step, tile_window
+from worldgen.web._tiles import CELL_METRES, HALF, NATIVE_ZOOM, check_tile, tile_step, tile_window
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +78,22 @@ def check_windowed(config: MapConfig) -> MapConfig:
             "tiles need terrain normalize='global' or 'none' (seamless); "
             "'local' stretches every window differently"
         )
+    return config
+
+
+def check_pyramid(config: MapConfig) -> MapConfig:
+    """Check that ``config`` can be sampled over the whole tile pyramid
+    (the noise refuses coordinates too large for its octaves): a 2 x 2
+    window on the pyramid's corners is made once."""
+    t = check_windowed(config).terrain
+    corners = Window(t.width // 2 - HALF, t.height // 2 - HALF, 2, 2, 2 * HALF)
+    try:
+        make_layers(config, corners)
+    except ValueError as exc:
+        raise ValueError(
+            f"this world cannot be sampled over the whole map ({exc}): "
+            "use a larger scale, fewer octaves or a smaller lacunarity"
+        ) from None
     return config
 
 

@@ -20,7 +20,7 @@ from worldgen.config import PRESETS, map_config, merge
 from worldgen.config import preset as preset_overrides
 from worldgen.terrain._classify import Band
 from worldgen.terrain._maps import MapConfig
-from worldgen.web._products import check_windowed, voxel_config
+from worldgen.web._products import check_pyramid, voxel_config
 
 TILES_FORMAT = 1
 """Bumped whenever the tile products change for the same config."""
@@ -99,7 +99,7 @@ def build_config(file_data: Mapping[str, Any], params: Mapping[str, Any]) -> Map
     config = map_config(data)
     if "sea" in params:
         config = with_sea_level(config, params["sea"])
-    return check_windowed(config)
+    return check_pyramid(config)
 
 
 def describe(config: MapConfig, preset: str | None) -> dict[str, Any]:
