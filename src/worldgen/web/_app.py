@@ -243,10 +243,15 @@ def create_app(
 
     async def register(request: Request) -> Response:
         try:
-            key = worlds.add(parse_params(dict(request.query_params)))
+            asked = parse_params(dict(request.query_params))
         except (TypeError, ValueError) as exc:
             raise ClientError(400, str(exc)) from None
-        params = worlds.get(key)[1]
+        try:  # on the pool: the check samples the noise
+            world = await state.run(("world", *sorted(asked.items())), worlds.build, asked)
+        except ClientError as exc:
+            raise ClientError(400 if exc.status == 422 else exc.status, str(exc)) from None
+        key = worlds.insert(world)
+        params = world[1]
         return JSONResponse({"key": key, "params": params, "layers": _layers(request, key, params)})
 
     async def world_layers(request: Request) -> Response:

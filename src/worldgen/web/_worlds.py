@@ -153,18 +153,26 @@ class Worlds:
         self.default = ""
         self.default = self.add({})
 
-    def add(self, params: Mapping[str, Any]) -> str:
-        """Register the world of ``params`` (over the server's defaults) and
-        return its key."""
+    def build(self, params: Mapping[str, Any]) -> tuple[MapConfig, dict[str, Any]]:
+        """The config and page parameters of ``params`` over the server's
+        defaults (pure: may run on a worker thread)."""
         merged = {**self.defaults, **params}
         config = build_config(self.file_data, merged)
-        key = world_key(config)
-        self._configs[key] = (config, describe(config, merged.get("preset")))
+        return config, describe(config, merged.get("preset"))
+
+    def insert(self, world: tuple[MapConfig, dict[str, Any]]) -> str:
+        """Register a world from :meth:`build`; returns its key."""
+        key = world_key(world[0])
+        self._configs[key] = world
         self._configs.move_to_end(key)
         while len(self._configs) > self.capacity + 1:
             oldest = next(k for k in self._configs if k != self.default)
             del self._configs[oldest]
         return key
+
+    def add(self, params: Mapping[str, Any]) -> str:
+        """Build and register the world of ``params``; returns its key."""
+        return self.insert(self.build(params))
 
     def get(self, key: str) -> tuple[MapConfig, dict[str, Any]]:
         """The config and page parameters of ``key``; KeyError if unknown."""
