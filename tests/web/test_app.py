@@ -148,7 +148,13 @@ def _gated_product():
 
 
 def test_bound_on_inflight_work_gives_503_and_time_limit_504():
-    gate, product = _gated_product()
+    gate, slow = _gated_product()
+    calls = []
+
+    def product(*args):
+        calls.append(args[2:])
+        return slow(*args)
+
     app = create_app(workers=1, max_inflight=2, timeout=0.5, product=product)
     key = app.state.explorer.worlds.default
 
@@ -167,8 +173,9 @@ def test_bound_on_inflight_work_gives_503_and_time_limit_504():
     codes, later, first = asyncio.run(flood())
     assert sorted(codes) == [503, 503, 503, 503, 504, 504]
     assert all("error" in r.json() for r in first)
-    # The slow tile finished after its 504 and is kept.
+    # The slow tile finished after its 504 and was kept: not made again.
     assert later.status_code == 200 and later.content == b"tile 5 0 0"
+    assert calls.count((5, 0, 0)) == 1 and len(calls) == 2
     app.state.explorer.pool.shutdown()
 
 

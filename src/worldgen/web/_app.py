@@ -125,10 +125,11 @@ class Explorer:
         self.inflight = 0
         self._pending: dict[Any, asyncio.Future] = {}
 
-    async def run(self, key, fn: Callable[..., Any], *args) -> Any:
+    async def run(self, key, fn: Callable[..., Any], *args, keep=None) -> Any:
         """``fn(*args)`` on the pool, at most once at a time per ``key``
         (later callers share the first one's result); 503 past the bound,
-        504 past the time limit (the work still finishes and is kept)."""
+        504 past the time limit. ``keep(result)``, if given, is called when
+        the work succeeds, even after a 504 (so slow tiles still get cached)."""
         future = self._pending.get(key)
         if future is None:
             if self.inflight >= self.max_inflight:
@@ -141,6 +142,8 @@ class Explorer:
             def done(f: asyncio.Future) -> None:
                 self.inflight -= 1
                 self._pending.pop(key, None)
+                if keep is not None and not f.cancelled() and f.exception() is None:
+                    keep(f.result())
 
             future.add_done_callback(done)
         try:
@@ -280,7 +283,12 @@ def create_app(
         cache_key = (p["key"], info.name, z, x, y)
         item = state.cache.get(cache_key)
         if item is None:
-            data = await state.run(cache_key, state.product, config, info.name, z, x, y)
+
+            def keep(data: bytes) -> None:
+                state.cache.put(cache_key, data)
+
+            args = (config, info.name, z, x, y)
+            data = await state.run(cache_key, state.product, *args, keep=keep)
             item = state.cache.get(cache_key) or state.cache.put(cache_key, data)
         data, etag = item
         headers = {"Cache-Control": IMMUTABLE, "ETag": etag}
