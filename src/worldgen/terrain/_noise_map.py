@@ -117,8 +117,8 @@ class NoiseMap:
     def world_axes(self, window: Window) -> tuple[np.ndarray, np.ndarray]:
         """World coordinates (pixels from the map's centre, plus the offset)
         of the window's columns and rows."""
-        cols = np.arange(window.x, window.x + window.width, dtype=np.float64)
-        rows = np.arange(window.y, window.y + window.height, dtype=np.float64)
+        cols = window.x + window.step * np.arange(window.width, dtype=np.float64)
+        rows = window.y + window.step * np.arange(window.height, dtype=np.float64)
         return (
             cols - self.width / 2 + self.offset[0],
             rows - self.height / 2 + self.offset[1],

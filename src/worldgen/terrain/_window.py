@@ -11,8 +11,12 @@ _BIG = 2**40
 
 @dataclasses.dataclass(frozen=True)
 class Window:
-    """A rectangle of a map's pixel grid: columns ``x`` to ``x + width - 1``,
-    rows ``y`` to ``y + height - 1``.
+    """A rectangle of a map's pixel grid: columns ``x``, ``x + step``, ...,
+    ``x + (width - 1) * step`` and rows ``y`` to ``y + (height - 1) * step``.
+
+    ``step`` (default 1) samples the grid coarser, e.g. for the lower zoom
+    levels of a tile pyramid; every pointwise layer of a stepped window
+    equals the same samples of an unstepped one.
 
     Windows may lie partly or wholly outside the map's nominal size: maps are
     defined on the whole plane, so a window of a big map made alone equals
@@ -28,12 +32,14 @@ class Window:
     y: int = 0
     width: int = 1
     height: int = 1
+    step: int = 1
 
     def __post_init__(self):
         check_int(self.x, "window x", -_BIG, _BIG)
         check_int(self.y, "window y", -_BIG, _BIG)
         check_int(self.width, "window width", 1, 2**20)
         check_int(self.height, "window height", 1, 2**20)
+        check_int(self.step, "window step", 1, 2**30)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -57,8 +63,15 @@ class Window:
         """Split into tiles of ``size`` x ``size`` (smaller at the far edges),
         row by row."""
         size = check_int(size, "tile size", 1, 2**20)
+        s = self.step
         return [
-            Window(self.x + i, self.y + j, min(size, self.width - i), min(size, self.height - j))
+            Window(
+                self.x + i * s,
+                self.y + j * s,
+                min(size, self.width - i),
+                min(size, self.height - j),
+                s,
+            )
             for j in range(0, self.height, size)
             for i in range(0, self.width, size)
         ]

@@ -1,0 +1,382 @@
+"""The explorer's ASGI app: a thin shell over the tile products.
+
+Routes (``KEY`` is a world's key, see :func:`~worldgen.web._worlds.world_key`):
+
+- ``GET /``: the page; ``GET /static/...``: its scripts and styles.
+- ``GET /layers``: TileJSON 3.0.0 documents of the server's world's layers.
+- ``GET /worlds?seed=..&scale=..``: register the world of those parameters
+  (see :data:`~worldgen.web._worlds.PARAMS`); returns its key, parameters
+  and layers.
+- ``GET /w/KEY/layers``, ``GET /w/KEY/LAYER.json``: TileJSON.
+- ``GET /w/KEY/LAYER/Z/X/Y.png``: a tile, cached forever by clients
+  (``Cache-Control: immutable``, strong ETag, 304 on ``If-None-Match``).
+- ``GET /w/KEY/point?x=X&z=Z``: height and biome of a world cell.
+- ``GET /w/KEY/chunks?x=X&z=Z&radius=R``: greedy-meshed voxel chunks.
+- ``GET /w/KEY/export?x=X&z=Z&width=W&height=H``: the map set of a window
+  of world cells, as a zip.
+
+Bad input is a 4xx with a one-line JSON body ``{"error": "..."}``. Tile
+work runs on a thread pool; each request waits at most ``timeout`` seconds
+(504), and past ``max_inflight`` computations at once new ones get 503.
+Finished tiles stay in an in-memory LRU cache of ``cache_bytes``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import contextlib
+import hashlib
+import pathlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from worldgen.noise._validate import check_int, check_positive
+from worldgen.web._products import LAYERS, check_layer, point_info, tile_png
+from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, check_tile
+from worldgen.web._worlds import Worlds, parse_params
+
+STATIC = pathlib.Path(__file__).resolve().parent / "static"
+IMMUTABLE = "public, max-age=31536000, immutable"
+MAX_CHUNK_RADIUS = 64
+"""Largest radius, in blocks, of a chunk request."""
+
+
+class ClientError(Exception):
+    """A request the server will not answer: status and a one-line reason."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
+
+
+def _int(text: str, name: str, limit: int = 2**53) -> int:
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise ClientError(400, f"{name} must be an integer, got {text!r}") from None
+    if not -limit <= value <= limit:
+        raise ClientError(400, f"{name} must be within +-{limit}, got {text!r}")
+    return value
+
+
+class TileCache:
+    """An LRU cache of ``(bytes, etag)`` by key, bounded in total bytes."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.size = 0
+        self._items: collections.OrderedDict[Any, tuple[bytes, str]] = collections.OrderedDict()
+
+    def get(self, key) -> tuple[bytes, str] | None:
+        item = self._items.get(key)
+        if item is not None:
+            self._items.move_to_end(key)
+        return item
+
+    def put(self, key, data: bytes) -> tuple[bytes, str]:
+        item = (data, '"' + hashlib.blake2b(data, digest_size=16).hexdigest() + '"')
+        if len(data) > self.capacity:
+            return item
+        if key in self._items:
+            self.size -= len(self._items.pop(key)[0])
+        self._items[key] = item
+        self.size += len(data)
+        while self.size > self.capacity:
+            _, (old, _) = self._items.popitem(last=False)
+            self.size -= len(old)
+        return item
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class Explorer:
+    """The server's state: worlds, thread pool, cache and the work under way."""
+
+    def __init__(
+        self,
+        worlds: Worlds,
+        *,
+        workers: int,
+        max_inflight: int,
+        timeout: float,
+        cache_bytes: int,
+        product: Callable[..., bytes],
+    ):
+        self.worlds = worlds
+        self.pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="tiles")
+        self.max_inflight = max_inflight
+        self.timeout = timeout
+        self.cache = TileCache(cache_bytes)
+        self.product = product
+        self.inflight = 0
+        self._pending: dict[Any, asyncio.Future] = {}
+
+    async def run(self, key, fn: Callable[..., Any], *args, keep=None) -> Any:
+        """``fn(*args)`` on the pool, at most once at a time per ``key``
+        (later callers share the first one's result); 503 past the bound,
+        504 past the time limit. ``keep(result)``, if given, is called when
+        the work succeeds, even after a 504 (so slow tiles still get cached)."""
+        future = self._pending.get(key)
+        if future is None:
+            if self.inflight >= self.max_inflight:
+                raise ClientError(503, "server busy: too many tiles in the making; retry soon")
+            self.inflight += 1
+            loop = asyncio.get_running_loop()
+            future = loop.run_in_executor(self.pool, fn, *args)
+            self._pending[key] = future
+
+            def done(f: asyncio.Future) -> None:
+                self.inflight -= 1
+                self._pending.pop(key, None)
+                if keep is not None and not f.cancelled() and f.exception() is None:
+                    keep(f.result())
+
+            future.add_done_callback(done)
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.timeout)
+        except TimeoutError:
+            raise ClientError(504, f"tile took longer than {self.timeout:g} s; retry") from None
+        except (ValueError, TypeError) as exc:  # the library's refusal, not a crash
+            raise ClientError(422, str(exc)) from None
+
+    def world(self, key: str):
+        try:
+            return self.worlds.get(key)
+        except KeyError:
+            raise ClientError(
+                404, f"unknown world {key!r}: get a key from /worlds (it changes with the version)"
+            ) from None
+
+
+def _tilejson(request: Request, key: str, layer: str, params: Mapping[str, Any]) -> dict:
+    info = LAYERS[layer]
+    base = str(request.base_url).rstrip("/")
+    doc = {
+        "tilejson": "3.0.0",
+        "name": layer,
+        "description": info.description,
+        "version": "1.0.0",
+        "scheme": "xyz",
+        "tiles": [f"{base}/w/{key}/{layer}/{{z}}/{{x}}/{{y}}.png"],
+        "minzoom": info.min_zoom,
+        "maxzoom": NATIVE_ZOOM,
+        "bounds": cell_bounds(),
+        "center": [0.0, 0.0, NATIVE_ZOOM - 1],
+        "tileSize": 256,
+        "attribution": "worldgen",
+        "worldgen": {"key": key, "params": dict(params)},
+    }
+    if info.encoding:
+        doc["encoding"] = info.encoding
+    return doc
+
+
+def _layers(request: Request, key: str, params) -> list[dict]:
+    return [_tilejson(request, key, name, params) for name in LAYERS]
+
+
+def create_app(
+    file_data: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+    *,
+    workers: int | None = None,
+    max_inflight: int = 64,
+    timeout: float = 60.0,
+    cache_bytes: int = 128 * 2**20,
+    product: Callable[..., bytes] = tile_png,
+) -> Starlette:
+    """The explorer's ASGI app.
+
+    Parameters
+    ----------
+    file_data : mapping, optional
+        A map config file's data (as :func:`worldgen.config.load_toml`
+        reads it), under the page's parameters.
+    defaults : mapping, optional
+        The server world's parameters (``preset``, ``seed``... see
+        :data:`~worldgen.web._worlds.PARAMS`); default: the ``continents``
+        preset, seed 0.
+    workers : int, optional
+        Tile threads (default: the cores, or one where numba's threading
+        layer must not be entered from two threads).
+    max_inflight : int
+        Tiles computed or queued at once; more get 503.
+    timeout : float
+        Seconds a request waits for its tile before a 504.
+    cache_bytes : int
+        Bytes of PNG kept in memory.
+    product : callable
+        ``(config, layer, z, x, y) -> bytes``; :func:`tile_png` (tests may
+        slow it down).
+    """
+    from worldgen.world._outputs import thread_safe_workers
+
+    worlds = Worlds(file_data or {}, {"preset": "continents", **(defaults or {})})
+    state = Explorer(
+        worlds,
+        workers=thread_safe_workers(
+            None if workers is None else check_int(workers, "workers", 1, 256)
+        ),
+        max_inflight=check_int(max_inflight, "max_inflight", 1, 2**20),
+        timeout=check_positive(timeout, "timeout"),
+        cache_bytes=check_int(cache_bytes, "cache_bytes", 0, 2**40),
+        product=product,
+    )
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def layers(request: Request) -> Response:
+        key = worlds.default
+        return JSONResponse(_layers(request, key, worlds.get(key)[1]))
+
+    async def register(request: Request) -> Response:
+        try:
+            asked = parse_params(dict(request.query_params))
+        except (TypeError, ValueError) as exc:
+            raise ClientError(400, str(exc)) from None
+        try:  # on the pool: the check samples the noise
+            world = await state.run(("world", *sorted(asked.items())), worlds.build, asked)
+        except ClientError as exc:
+            raise ClientError(400 if exc.status == 422 else exc.status, str(exc)) from None
+        key = worlds.insert(world)
+        params = world[1]
+        return JSONResponse({"key": key, "params": params, "layers": _layers(request, key, params)})
+
+    async def world_layers(request: Request) -> Response:
+        key = request.path_params["key"]
+        return JSONResponse(_layers(request, key, state.world(key)[1]))
+
+    async def tilejson(request: Request) -> Response:
+        key, layer = request.path_params["key"], request.path_params["layer"]
+        params = state.world(key)[1]
+        if layer not in LAYERS:
+            raise ClientError(404, f"unknown layer {layer!r}; layers: {', '.join(LAYERS)}")
+        return JSONResponse(_tilejson(request, key, layer, params))
+
+    async def tile(request: Request) -> Response:
+        p = request.path_params
+        config = state.world(p["key"])[0]
+        try:
+            info = check_layer(p["layer"])
+        except ValueError as exc:
+            raise ClientError(404, str(exc)) from None
+        z, x, y = (_int(p[n], f"tile {n}") for n in ("z", "x", "y"))
+        try:
+            check_tile(z, x, y, min_zoom=info.min_zoom)
+        except ValueError as exc:
+            raise ClientError(404, str(exc)) from None
+        cache_key = (p["key"], info.name, z, x, y)
+        item = state.cache.get(cache_key)
+        if item is None:
+
+            def keep(data: bytes) -> None:
+                state.cache.put(cache_key, data)
+
+            args = (config, info.name, z, x, y)
+            data = await state.run(cache_key, state.product, *args, keep=keep)
+            item = state.cache.get(cache_key) or state.cache.put(cache_key, data)
+        data, etag = item
+        headers = {"Cache-Control": IMMUTABLE, "ETag": etag}
+        match = request.headers.get("if-none-match", "")
+        if etag in [t.strip() for t in match.split(",")] or match.strip() == "*":
+            return Response(status_code=304, headers=headers)
+        return Response(data, media_type="image/png", headers=headers)
+
+    async def point(request: Request) -> Response:
+        key = request.path_params["key"]
+        config = state.world(key)[0]
+        q = request.query_params
+        x, z = _int(q.get("x"), "x", HALF), _int(q.get("z"), "z", HALF)
+        info = await state.run(("point", key, x, z), point_info, config, x, z)
+        return JSONResponse(info)
+
+    async def chunks(request: Request) -> Response:
+        from worldgen.web._voxels import chunk_meshes
+
+        key = request.path_params["key"]
+        config = state.world(key)[0]
+        q = request.query_params
+        x, z = _int(q.get("x"), "x", HALF), _int(q.get("z"), "z", HALF)
+        radius = _int(q.get("radius", "32"), "radius")
+        if not 1 <= radius <= MAX_CHUNK_RADIUS:
+            raise ClientError(
+                400, f"radius must be from 1 to {MAX_CHUNK_RADIUS} blocks, got {radius}"
+            )
+        data = await state.run(("chunks", key, x, z, radius), chunk_meshes, config, x, z, radius)
+        return Response(data, media_type="application/json")
+
+    async def export(request: Request) -> Response:
+        from worldgen.web._export import export_window, export_zip
+
+        key = request.path_params["key"]
+        config = state.world(key)[0]
+        q = request.query_params
+        box = [_int(q.get(n), n, 2**40) for n in ("x", "z", "width", "height")]
+        try:
+            x, z, w, h = export_window(*box)
+        except ValueError as exc:
+            raise ClientError(400, str(exc)) from None
+        data = await state.run(("export", key, x, z, w, h), export_zip, config, x, z, w, h)
+        name = f"worldgen-{key[:8]}-{x}_{z}-{w}x{h}.zip"
+        headers = {
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "X-Worldgen-Window": f"{w} x {h} cells from {x}, {z}",
+        }
+        return Response(data, media_type="application/zip", headers=headers)
+
+    async def client_error(request: Request, exc: ClientError) -> Response:
+        headers = {"Retry-After": "1"} if exc.status == 503 else None
+        response = _error(exc.status, str(exc))
+        if headers:
+            response.headers.update(headers)
+        return response
+
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        return _error(exc.status_code, exc.detail)
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        return _error(500, f"internal error ({type(exc).__name__}); please report it")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        yield
+        state.pool.shutdown(wait=False, cancel_futures=True)
+
+    routes = [
+        Route("/", index),
+        Route("/layers", layers),
+        Route("/worlds", register),
+        Route("/w/{key}/layers", world_layers),
+        Route("/w/{key}/point", point),
+        Route("/w/{key}/chunks", chunks),
+        Route("/w/{key}/export", export),
+        Route("/w/{key}/{layer}.json", tilejson),
+        Route("/w/{key}/{layer}/{z}/{x}/{y}.png", tile),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={
+            ClientError: client_error,
+            HTTPException: http_error,
+            Exception: server_error,
+        },
+        lifespan=lifespan,
+    )
+    app.state.explorer = state
+    return app

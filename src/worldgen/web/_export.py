@@ -1,0 +1,59 @@
+"""'Export this view': the map set ``worldgen map`` writes, for a window."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import pathlib
+import tempfile
+import zipfile
+
+from worldgen.io import write_map_set
+from worldgen.noise._validate import check_int
+from worldgen.terrain._maps import MapConfig
+from worldgen.web._products import check_windowed, relief
+
+MAX_EXPORT = 1024
+"""Largest side, in cells, of an exported window."""
+
+
+def export_window(x: int, z: int, width: int, height: int) -> tuple[int, int, int, int]:
+    """The window ``(x, z, width, height)`` of world cells, cut to at most
+    :data:`MAX_EXPORT` cells a side around its centre."""
+    check_int(x, "x", -(2**40), 2**40)
+    check_int(z, "z", -(2**40), 2**40)
+    check_int(width, "width", 1, 2**40)
+    check_int(height, "height", 1, 2**40)
+    w, h = min(width, MAX_EXPORT), min(height, MAX_EXPORT)
+    return x + (width - w) // 2, z + (height - h) // 2, w, h
+
+
+def window_config(config: MapConfig, x: int, z: int, width: int, height: int) -> MapConfig:
+    """``config`` as a map of ``width x height`` pixels whose pixel
+    ``(0, 0)`` is world cell ``(x, z)`` of the tile pyramid: same world
+    (offset and mask in world units), another frame."""
+    t = check_windowed(config).terrain
+    offset = (
+        x + t.width // 2 - t.width / 2 + t.offset[0] + width / 2,
+        z + t.height // 2 - t.height / 2 + t.offset[1] + height / 2,
+    )
+    terrain = dataclasses.replace(t, width=width, height=height, offset=offset)
+    return dataclasses.replace(config, terrain=terrain)
+
+
+def export_zip(config: MapConfig, x: int, z: int, width: int, height: int) -> bytes:
+    """The map set of world cells ``x .. x + width - 1``, ``z .. z + height
+    - 1`` (see :func:`export_window` for the size cap) as zip bytes, shaded
+    with the explorer's relief so it looks as the tiles do."""
+    x, z, width, height = export_window(x, z, width, height)
+    frame = window_config(config, x, z, width, height)
+    buffer = io.BytesIO()
+    with tempfile.TemporaryDirectory() as folder:
+        written = write_map_set(frame, folder, relief=relief(config))
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in written:
+                name = pathlib.Path(path).relative_to(folder).as_posix()
+                info = zipfile.ZipInfo(name, date_time=(2000, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                archive.writestr(info, pathlib.Path(path).read_bytes())
+    return buffer.getvalue()

@@ -1,0 +1,216 @@
+// The explorer page: wires the panel, the map, the readout, the stats line,
+// the export and the voxel view together, keeping the state in the URL.
+import { lngLatToCell } from './grid.js';
+import { createMap, mapStyle, popup, viewOf } from './map.js';
+import { fillPanel, onPanelChange, setLayer } from './panel.js';
+import { readState, writeState } from './state.js';
+import { closeVoxels, openVoxels } from './voxels.js';
+
+const $ = (id) => document.getElementById(id);
+const form = $('world');
+const state = readState();
+const explorer = { state, world: null, map: null, tiles: 0, tileErrors: 0, ready: false };
+window.explorer = explorer;
+
+function showError(message) {
+  $('error').hidden = !message;
+  $('error').textContent = message || '';
+}
+
+async function register(params) {
+  const response = await fetch('/worlds?' + new URLSearchParams(params));
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error);
+  return body;
+}
+
+function save() {
+  state.view = viewOf(explorer.map, state.view);
+  writeState(state);
+}
+
+async function changeWorld(params) {
+  try {
+    const world = await register(params);
+    showError('');
+    explorer.world = world;
+    state.world = { ...world.params };
+    explorer.map.setStyle(mapStyle(world.layers, state.view));
+    save();
+  } catch (error) {
+    showError(error.message);
+  }
+}
+
+function setTerrain(on) {
+  state.view.terrain = on ? 1 : 0;
+  const map = explorer.map;
+  map.setTerrain(on ? { source: 'dem', exaggeration: 1.5 } : null);
+  if (on && map.getPitch() < 30) map.easeTo({ pitch: 60, duration: 0 });
+  save();
+}
+
+function setupReadout(map) {
+  const readout = $('readout');
+  let cell = null;
+  let pending = false;
+  let want = null;
+  const ask = async () => {
+    if (pending || !want) return;
+    const [x, z] = want;
+    want = null;
+    pending = true;
+    try {
+      const response = await fetch(`/w/${explorer.world.key}/point?x=${x}&z=${z}`);
+      if (response.ok) {
+        const p = await response.json();
+        if (cell && cell[0] === p.x && cell[1] === p.z) {
+          readout.textContent = `X ${p.x}  Z ${p.z}  height ${p.height.toFixed(3)} (${Math.round(p.metres)} m)  ${p.biome}`;
+        }
+      }
+    } finally {
+      pending = false;
+      ask();
+    }
+  };
+  map.on('mousemove', (event) => {
+    const [x, z] = lngLatToCell(event.lngLat.lng, event.lngLat.lat).map(Math.floor);
+    if (cell && cell[0] === x && cell[1] === z) return;
+    cell = [x, z];
+    readout.textContent = `X ${x}  Z ${z}`;
+    want = cell;
+    ask();
+  });
+  map.on('click', (event) => {
+    const [x, z] = lngLatToCell(event.lngLat.lng, event.lngLat.lat).map(Math.floor);
+    const text = `${x} ${z}`;
+    if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
+    explorer.copied = text;
+    if (map.getZoom() >= 14) {
+      const button = document.createElement('button');
+      button.textContent = `Voxel chunks at ${x}, ${z}`;
+      button.addEventListener('click', () => showVoxels(x, z));
+      popup().setLngLat(event.lngLat).setDOMContent(button).addTo(map);
+    }
+  });
+}
+
+async function showVoxels(x, z) {
+  const section = $('voxels');
+  section.hidden = false;
+  $('voxels-title').textContent = `voxel chunks around ${x}, ${z} (loading)`;
+  try {
+    const info = await openVoxels($('voxels-view'), `/w/${explorer.world.key}/chunks?x=${x}&z=${z}&radius=32`, [x, z]);
+    $('voxels-title').textContent = `voxel chunks around ${x}, ${z}: 64 x 64 columns, ${info.triangles} triangles`;
+    explorer.voxels = info;
+  } catch (error) {
+    $('voxels-title').textContent = `voxel chunks: ${error.message}`;
+  }
+}
+
+function setupStats() {
+  const times = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (!/\/w\/[0-9a-f]+\/\w+\/\d+\/\d+\/\d+\.png/.test(entry.name)) continue;
+      explorer.tiles += 1;
+      times.push([entry.responseEnd, entry.duration]);
+    }
+  });
+  observer.observe({ type: 'resource', buffered: true });
+  setInterval(() => {
+    const now = performance.now();
+    const recent = times.filter(([end]) => now - end < 5000);
+    const last = times.slice(-50);
+    const ms = last.length ? last.reduce((sum, [, d]) => sum + d, 0) / last.length : 0;
+    $('stats').textContent = `tiles: ${explorer.tiles}  ${(recent.length / 5).toFixed(1)} tiles/s  ${ms.toFixed(0)} ms per tile`;
+  }, 500);
+}
+
+async function exportView() {
+  const map = explorer.map;
+  const bounds = map.getBounds();
+  const [x0, z0] = lngLatToCell(bounds.getWest(), bounds.getNorth()).map(Math.floor);
+  const [x1, z1] = lngLatToCell(bounds.getEast(), bounds.getSouth()).map(Math.ceil);
+  const query = new URLSearchParams({ x: x0, z: z0, width: x1 - x0, height: z1 - z0 });
+  const box = $('export-progress');
+  const bar = box.querySelector('progress');
+  const label = box.querySelector('span');
+  box.hidden = false;
+  bar.removeAttribute('value');
+  label.textContent = 'making the map set';
+  try {
+    const response = await fetch(`/w/${explorer.world.key}/export?${query}`);
+    if (!response.ok) throw new Error((await response.json()).error);
+    const total = Number(response.headers.get('content-length')) || 0;
+    const reader = response.body.getReader();
+    const parts = [];
+    let done = 0;
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      parts.push(chunk.value);
+      done += chunk.value.length;
+      if (total) {
+        bar.max = total;
+        bar.value = done;
+        label.textContent = `${Math.round((100 * done) / total)} %`;
+      }
+    }
+    const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') || '');
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob(parts, { type: 'application/zip' }));
+    link.download = name ? name[1] : 'worldgen-view.zip';
+    link.click();
+    label.textContent = `${response.headers.get('x-worldgen-window') || ''} done`;
+    explorer.exported = done;
+  } catch (error) {
+    label.textContent = '';
+    showError(`export: ${error.message}`);
+  }
+}
+
+async function start() {
+  let world;
+  try {
+    world = await register(state.world);
+  } catch (error) {
+    showError(error.message);
+    world = await register({});
+  }
+  explorer.world = world;
+  state.world = { ...world.params };
+  fillPanel(form, world.params);
+  setLayer($('layers'), state.view.layer);
+  $('terrain3d').checked = Boolean(state.view.terrain);
+  const map = createMap($('map'), world.layers, state.view);
+  explorer.map = map;
+  map.on('moveend', save);
+  map.on('error', (event) => {
+    explorer.tileErrors += 1;
+    showError(`map: ${event.error && event.error.message}`);
+  });
+  map.on('load', () => {
+    if (state.view.terrain) map.setTerrain({ source: 'dem', exaggeration: 1.5 });
+    explorer.ready = true;
+    save();
+  });
+  onPanelChange(form, changeWorld);
+  $('layers').addEventListener('change', (event) => {
+    for (const name of ['colour', 'biomes', 'hillshade', 'voxel']) {
+      map.setLayoutProperty(name, 'visibility', name === event.target.value ? 'visible' : 'none');
+    }
+    state.view.layer = event.target.value;
+    save();
+  });
+  $('terrain3d').addEventListener('change', (event) => setTerrain(event.target.checked));
+  $('export').addEventListener('click', exportView);
+  $('voxels-close').addEventListener('click', () => {
+    closeVoxels();
+    $('voxels').hidden = true;
+  });
+  setupReadout(map);
+  setupStats();
+}
+
+start();

@@ -1,0 +1,46 @@
+// The whole view in the URL's hash, so a link reproduces it:
+// world parameters, position (world cells), zoom, layer, pitch, bearing, 3D.
+
+export const WORLD_PARAMS = ['preset', 'seed', 'scale', 'octaves', 'persistence', 'lacunarity', 'sea'];
+export const VIEW_DEFAULTS = { x: 0, z: 0, zoom: 14, layer: 'colour', pitch: 0, bearing: 0, terrain: 0 };
+const NUMBERS = ['x', 'z', 'zoom', 'pitch', 'bearing', 'terrain'];
+
+export function readState(hash = window.location.hash) {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  const world = {};
+  for (const name of WORLD_PARAMS) {
+    if (params.has(name)) world[name] = params.get(name);
+  }
+  const view = { ...VIEW_DEFAULTS };
+  for (const name of Object.keys(VIEW_DEFAULTS)) {
+    if (!params.has(name)) continue;
+    const value = params.get(name);
+    if (NUMBERS.includes(name)) {
+      const number = Number(value);
+      if (Number.isFinite(number)) view[name] = number;
+    } else {
+      view[name] = value;
+    }
+  }
+  return { world, view };
+}
+
+export function stateHash({ world, view }) {
+  const params = new URLSearchParams();
+  for (const name of WORLD_PARAMS) {
+    if (world[name] !== undefined && world[name] !== '') params.set(name, world[name]);
+  }
+  params.set('x', Math.round(view.x));
+  params.set('z', Math.round(view.z));
+  params.set('zoom', view.zoom.toFixed(2));
+  params.set('layer', view.layer);
+  params.set('pitch', Math.round(view.pitch));
+  params.set('bearing', Math.round(view.bearing));
+  params.set('terrain', view.terrain ? 1 : 0);
+  return '#' + params.toString();
+}
+
+export function writeState(state) {
+  const hash = stateHash(state);
+  if (hash !== window.location.hash) window.history.replaceState(null, '', hash);
+}

@@ -1,0 +1,267 @@
+"""The explorer's HTTP surface, through the ASGI test client."""
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+import threading
+
+import httpx2
+import pytest
+from starlette.testclient import TestClient
+
+from worldgen.web import LAYERS, NATIVE_ZOOM, build_config, create_app, tile_png, world_key
+from worldgen.web._app import TileCache
+
+CENTRE = 2 ** (NATIVE_ZOOM - 1)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(defaults={"seed": 2})) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def key(client):
+    return client.get("/layers").json()[0]["worldgen"]["key"]
+
+
+def test_layers_are_tilejson_3(client, key):
+    docs = client.get("/layers").json()
+    assert [d["name"] for d in docs] == list(LAYERS)
+    for doc in docs:
+        assert doc["tilejson"] == "3.0.0"
+        assert doc["tiles"] == [f"http://testserver/w/{key}/{doc['name']}/{{z}}/{{x}}/{{y}}.png"]
+        assert 0 <= doc["minzoom"] <= doc["maxzoom"] == NATIVE_ZOOM
+        assert len(doc["bounds"]) == 4
+    assert {d["name"]: d.get("encoding") for d in docs}["height"] == "terrarium"
+    one = client.get(f"/w/{key}/height.json").json()
+    assert one == docs[2]
+
+
+def test_tile_bytes_are_the_librarys_and_cached_forever(client, key):
+    config = build_config({}, {"preset": "continents", "seed": 2})
+    assert key == world_key(config)
+    for layer in LAYERS:
+        url = f"/w/{key}/{layer}/{NATIVE_ZOOM}/{CENTRE}/{CENTRE - 1}.png"
+        r = client.get(url)
+        assert r.status_code == 200
+        assert r.headers["content-type"] == "image/png"
+        assert r.content == tile_png(config, layer, NATIVE_ZOOM, CENTRE, CENTRE - 1)
+        assert r.headers["cache-control"] == "public, max-age=31536000, immutable"
+        etag = r.headers["etag"]
+        assert re.fullmatch(r'"[0-9a-f]{32}"', etag)  # strong
+        again = client.get(url, headers={"If-None-Match": etag})
+        assert again.status_code == 304 and again.content == b""
+        assert again.headers["etag"] == etag
+        other = client.get(url, headers={"If-None-Match": '"0123"'})
+        assert other.status_code == 200 and other.content == r.content
+
+
+def test_page_worlds_get_their_own_keys_and_tiles(client, key):
+    r = client.get("/worlds?seed=11&octaves=4&sea=0.45&preset=islands")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["key"] != key
+    assert body["params"]["seed"] == 11 and body["params"]["sea"] == pytest.approx(0.45)
+    config = build_config({}, {"seed": 11, "octaves": 4, "sea": 0.45, "preset": "islands"})
+    tile = client.get(f"/w/{body['key']}/colour/9/255/256.png")
+    assert tile.content == tile_png(config, "colour", 9, 255, 256)
+    assert client.get("/worlds").json()["key"] == key  # no parameters: the server's world
+
+
+def test_point_readout(client, key):
+    r = client.get(f"/w/{key}/point?x=-7&z=12").json()
+    assert (r["x"], r["z"]) == (-7, 12)
+    assert 0.0 <= r["height"] <= 1.0 and isinstance(r["biome"], str)
+
+
+def test_chunks_are_bounded_meshes(client, key):
+    r = client.get(f"/w/{key}/chunks?x=5&z=-3&radius=8")
+    body = r.json()
+    assert body["origin"] == [-3, -11] and body["size"] == 16
+    solid = body["solid"]
+    assert len(solid["positions"]) == len(solid["colours"]) > 0
+    assert len(solid["positions"]) % 9 == 0  # whole triangles
+    xs = solid["positions"][0::3]
+    assert min(xs) >= -3 and max(xs) <= 13
+
+
+BAD = [
+    ("/w/{key}/rivers/3/0/0.png", 404, "layer must be one of"),
+    ("/w/{key}/colour/17/0/0.png", 404, "tile z must be from 0 to 16"),
+    ("/w/{key}/colour/-1/0/0.png", 404, "tile z must be from 0 to 16"),
+    ("/w/{key}/colour/3/8/0.png", 404, "tile x must be from 0 to 7"),
+    ("/w/{key}/colour/3/0/-1.png", 404, "tile y must be from 0 to 7"),
+    ("/w/{key}/colour/3/1.5/0.png", 400, "tile x must be an integer"),
+    ("/w/{key}/colour/z/0/0.png", 400, "tile z must be an integer"),
+    ("/w/{key}/colour/3/0/99999999999999999999999999.png", 400, "tile y must be within"),
+    ("/w/{key}/voxel/12/0/0.png", 404, "tile z must be from 16 to 16"),
+    ("/w/0123456789abcdef0123/colour/3/0/0.png", 404, "unknown world"),
+    ("/w/nope/layers", 404, "unknown world"),
+    ("/w/{key}/nope.json", 404, "unknown layer"),
+    ("/worlds?seed=abc", 400, "seed must be an integer"),
+    ("/worlds?seed=99999999999999999999999", 400, "seed"),
+    ("/worlds?scale=-1", 400, "scale"),
+    ("/worlds?scale=nan", 400, "scale"),
+    ("/worlds?octaves=1000", 400, "octaves"),
+    ("/worlds?sea=1.5", 400, "sea must be a number between 0 and 1"),
+    ("/worlds?preset=moon", 400, "preset must be one of"),
+    ("/worlds?colour=red", 400, "unknown parameter 'colour'"),
+    ("/w/{key}/point?x=1", 400, "z must be an integer"),
+    ("/w/{key}/point?x=1&z=1e999", 400, "z must be an integer"),
+    ("/w/{key}/point?x=1&z=99999999999", 400, "z must be within"),
+    ("/worlds?scale=1e-300", 400, "cannot be sampled over the whole map"),
+    ("/worlds?octaves=32&lacunarity=4", 400, "cannot be sampled over the whole map"),
+    ("/w/{key}/chunks?x=1&z=1&radius=500", 400, "radius must be from 1 to 64"),
+    ("/w/{key}/export?x=0&z=0&width=0&height=5", 400, "width must be"),
+    ("/w/{key}/export?x=0&z=0&width=5", 400, "height must be an integer"),
+    ("/no/such/page", 404, "Not Found"),
+]
+
+
+@pytest.mark.parametrize(("url", "status", "message"), BAD)
+def test_bad_input_is_a_one_line_json_4xx(client, key, url, status, message):
+    r = client.get(url.format(key=key))
+    assert r.status_code == status
+    assert r.headers["content-type"] == "application/json"
+    assert "\n" not in r.text and "Traceback" not in r.text
+    assert message in json.loads(r.text)["error"]
+
+
+def test_wrong_method_is_a_json_405(client):
+    r = client.post("/layers")
+    assert r.status_code == 405 and "error" in r.json()
+
+
+def _gated_product():
+    """A tile product that waits for a gate, so tests control the load."""
+    gate = threading.Event()
+
+    def product(config, layer, z, x, y):
+        gate.wait(10)
+        return b"tile %d %d %d" % (z, x, y)
+
+    return gate, product
+
+
+def test_bound_on_inflight_work_gives_503_and_time_limit_504():
+    gate, slow = _gated_product()
+    calls = []
+
+    def product(*args):
+        calls.append(args[2:])
+        return slow(*args)
+
+    app = create_app(workers=1, max_inflight=2, timeout=0.5, product=product)
+    key = app.state.explorer.worlds.default
+
+    async def flood():
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://t") as c:
+            urls = [f"/w/{key}/colour/5/{i}/0.png" for i in range(6)]
+            first = await asyncio.gather(*(c.get(u) for u in urls))
+            gate.set()
+            await asyncio.sleep(0.2)
+            while app.state.explorer.inflight:
+                await asyncio.sleep(0.05)
+            later = await c.get(urls[0])
+            return [r.status_code for r in first], later, first
+
+    codes, later, first = asyncio.run(flood())
+    assert sorted(codes) == [503, 503, 503, 503, 504, 504]
+    assert all("error" in r.json() for r in first)
+    # The slow tile finished after its 504 and was kept: not made again.
+    assert later.status_code == 200 and later.content == b"tile 5 0 0"
+    assert calls.count((5, 0, 0)) == 1 and len(calls) == 2
+    app.state.explorer.pool.shutdown()
+
+
+def test_a_refusal_of_the_library_is_a_422_not_a_crash():
+    def product(config, layer, z, x, y):
+        raise ValueError("coordinates are too large")
+
+    with TestClient(create_app(product=product)) as c:
+        key = c.get("/layers").json()[0]["worldgen"]["key"]
+        r = c.get(f"/w/{key}/colour/3/0/0.png")
+    assert r.status_code == 422 and r.json() == {"error": "coordinates are too large"}
+
+
+def test_same_tile_requested_at_once_is_made_once():
+    calls = []
+    gate, slow = _gated_product()
+
+    def product(*args):
+        calls.append(args)
+        return slow(*args)
+
+    app = create_app(workers=2, max_inflight=1, product=product)
+    key = app.state.explorer.worlds.default
+
+    async def same():
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://t") as c:
+            url = f"/w/{key}/colour/5/1/1.png"
+            pending = [asyncio.ensure_future(c.get(url)) for _ in range(5)]
+            await asyncio.sleep(0.2)
+            gate.set()
+            return await asyncio.gather(*pending)
+
+    responses = asyncio.run(same())
+    assert [r.status_code for r in responses] == [200] * 5  # none refused: one computation
+    assert len(calls) == 1
+    app.state.explorer.pool.shutdown()
+
+
+def test_tile_cache_is_bounded_and_least_recently_used():
+    cache = TileCache(capacity=10)
+    cache.put("a", b"1234")
+    cache.put("b", b"1234")
+    assert cache.get("a") is not None  # a is now the most recent
+    cache.put("c", b"1234")
+    assert cache.get("b") is None and cache.get("a") is not None and cache.get("c") is not None
+    assert cache.size == 8 and len(cache) == 2
+    cache.put("huge", b"x" * 11)
+    assert cache.get("huge") is None and cache.size == 8
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"max_inflight": 0}, "max_inflight"),
+        ({"timeout": -1.0}, "timeout"),
+        ({"workers": 0}, "workers"),
+    ],
+)
+def test_bad_server_options(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        create_app(**kwargs)
+
+
+def test_serve_command_listens_on_loopback_and_prints_its_url():
+    command = [sys.executable, "-m", "worldgen.cli", "serve", "--seed", "5", "--port", "0"]
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    ) as proc:
+        try:
+            line = proc.stdout.readline()
+            url = re.search(r"http://127\.0\.0\.1:\d+/", line).group(0)
+            r = httpx2.get(url + "layers", timeout=30)
+            assert r.status_code == 200
+            assert r.json()[0]["worldgen"]["params"]["seed"] == 5
+            assert httpx2.get(url, timeout=30).text.startswith("<!doctype html>")
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+def test_serve_command_rejects_a_bad_port():
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    result = CliRunner().invoke(app, ["serve", "--port", "70000"])
+    assert result.exit_code == 1
+    assert "port must be from 0 to 65535" in result.output

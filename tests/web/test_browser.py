@@ -1,0 +1,223 @@
+"""The explorer page in a real Chromium (Debian's), driven by Playwright.
+
+Skipped only where no Chromium can be had; set ``WORLDGEN_CHROMIUM`` to a
+browser binary to use another one. With ``WORLDGEN_SCREENSHOT=PATH`` the
+first test also writes its screenshot there (the README's picture is made
+so: ``WORLDGEN_SCREENSHOT=docs/explorer.png pytest tests/web/test_browser.py``).
+"""
+
+import io
+import os
+import pathlib
+import shutil
+import socket
+import threading
+import time
+import urllib.parse
+import zipfile
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from worldgen.web import create_app
+from worldgen.web._app import STATIC
+
+CHROMIUM = os.environ.get("WORLDGEN_CHROMIUM") or next(
+    filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None
+)
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium here (.ci/run installs Debian's chromium package)"
+)
+# WebGL without a GPU: Chromium's software rasteriser.
+FLAGS = ["--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist"]
+MAP = {"x": 240, "y": 0, "width": 860, "height": 620}  # the map's part of the page
+LOADED = "window.explorer && window.explorer.ready && window.explorer.map.areTilesLoaded()"
+SEA = np.array([0x1D, 0x2A, 0x44])  # the map's background colour
+
+
+@pytest.fixture(scope="module")
+def server():
+    import uvicorn
+
+    assert (STATIC / "vendor" / "maplibre-gl" / "maplibre-gl.mjs").exists(), (
+        "the page's libraries are missing: reinstall (pip install -e .) with npm available"
+    )
+    app = create_app(defaults={"seed": 0})
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+class Page:
+    """A page of the explorer with its console errors and tile requests."""
+
+    def __init__(self, browser, server):
+        self.context = browser.new_context(viewport={"width": 1100, "height": 620})
+        self.page = self.context.new_page()
+        self.errors = []
+        self.tiles = []
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("requestfinished", self._finished)
+        self.server = server
+
+    def _finished(self, request):
+        if request.url.endswith(".png") and "/w/" in request.url:
+            self.tiles.append(request.url)
+
+    def open(self, hash_=""):
+        self.page.goto(self.server + hash_)
+        self.wait()
+
+    def wait(self):
+        self.page.wait_for_function(LOADED, timeout=60_000)
+        time.sleep(0.3)  # one more frame drawn
+        self.page.wait_for_function(LOADED, timeout=60_000)
+
+    def map_pixels(self) -> np.ndarray:
+        png = self.page.screenshot(clip=MAP)
+        return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(np.int16)
+
+    def state(self) -> dict:
+        return dict(urllib.parse.parse_qsl(self.page.evaluate("window.location.hash")[1:]))
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    p = Page(browser, server)
+    yield p
+    p.close()
+
+
+def shows_terrain(pixels: np.ndarray) -> bool:
+    """More than a background: many colours, mostly not the empty sea."""
+    distinct = len(np.unique(pixels.reshape(-1, 3), axis=0))
+    background = np.all(np.abs(pixels - SEA) <= 2, axis=-1).mean()
+    return distinct > 200 and background < 0.5
+
+
+def test_page_loads_without_errors_and_shows_tiles(page, tmp_path):
+    page.open("#zoom=15")
+    pixels = page.map_pixels()
+    assert shows_terrain(pixels)
+    assert len(page.tiles) >= 4
+    assert page.errors == []
+    shot = tmp_path / "explorer.png"
+    page.page.screenshot(path=str(shot))
+    if os.environ.get("WORLDGEN_SCREENSHOT"):
+        target = pathlib.Path(os.environ["WORLDGEN_SCREENSHOT"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, target)
+    stats = page.page.text_content("#stats")
+    assert "tiles/s" in stats and "ms per tile" in stats
+
+
+def test_dragging_loads_new_tiles(page):
+    page.open("#zoom=14&x=0&z=0")
+    before, seen = page.map_pixels(), set(page.tiles)
+    mouse = page.page.mouse
+    mouse.move(900, 450)
+    mouse.down()
+    for step in range(1, 11):
+        mouse.move(900 - 50 * step, 450 - 25 * step)  # stays over the map
+    mouse.up()
+    page.wait()
+    after = page.map_pixels()
+    assert set(page.tiles) - seen  # new tiles were fetched
+    assert shows_terrain(after) and np.abs(after - before).mean() > 5
+    state = page.state()
+    assert float(state["x"]) > 500 and float(state["z"]) > 200  # the URL follows
+    assert page.errors == []
+
+
+def test_changing_the_seed_changes_the_tiles(page):
+    page.open("#zoom=14")
+    key = page.page.evaluate("window.explorer.world.key")
+    before = page.map_pixels()
+    page.page.fill("input[name=seed]", "77")
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.wait()
+    new_key = page.page.evaluate("window.explorer.world.key")
+    assert any(f"/w/{new_key}/colour/" in url for url in page.tiles)
+    after = page.map_pixels()
+    assert shows_terrain(after) and np.abs(after - before).mean() > 10
+    assert page.state()["seed"] == "77"
+    assert page.errors == []
+
+
+def test_the_url_round_trips_the_view(page, browser, server):
+    view = "#seed=5&octaves=5&sea=0.45&x=1234&z=-987&zoom=13.50&layer=biomes&pitch=40&bearing=30&terrain=0"
+    page.open(view)
+    state = page.state()
+    for name, value in urllib.parse.parse_qsl(view[1:]):
+        if name in ("x", "z", "zoom", "pitch", "bearing"):
+            assert float(state[name]) == pytest.approx(float(value), abs=1.0), name
+        elif name == "layer":
+            assert state[name] == value
+        else:
+            assert float(state[name]) == float(value), name
+    assert page.page.is_checked("input[name=layer][value=biomes]")
+    assert page.page.input_value("input[name=seed]") == "5"
+    first = page.map_pixels()
+    # The hash the page wrote reproduces the same picture in a fresh page.
+    again = Page(browser, server)
+    try:
+        again.open(page.page.evaluate("window.location.hash"))
+        assert again.state() == state
+        assert np.abs(again.map_pixels() - first).mean() < 1.0
+    finally:
+        again.close()
+    assert page.errors == []
+
+
+def test_3d_terrain_and_the_voxel_chunk_view_open(page):
+    page.open("#zoom=15&x=300&z=200&pitch=60&terrain=1")
+    assert page.page.evaluate("Boolean(window.explorer.map.getTerrain())")
+    assert any("/height/" in url for url in page.tiles)  # elevation tiles draped
+    assert shows_terrain(page.map_pixels())
+    page.page.mouse.click(670, 330)
+    assert page.page.evaluate("window.explorer.copied").count(" ") == 1
+    page.page.click(".maplibregl-popup-content button")
+    page.page.wait_for_function("window.explorer.voxels", timeout=60_000)
+    time.sleep(0.5)
+    assert page.page.evaluate("window.explorer.voxels.triangles") > 1000
+    box = page.page.locator("#voxels-view canvas").bounding_box()
+    png = page.page.screenshot(clip=box)
+    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 50  # a drawn mesh, not a blank canvas
+    page.page.click("#voxels-close")
+    assert page.page.is_hidden("#voxels")
+    assert page.errors == []
+
+
+def test_export_downloads_the_map_set(page):
+    page.open("#zoom=16&x=10&z=10")
+    with page.page.expect_download() as download:
+        page.page.click("#export")
+    with zipfile.ZipFile(download.value.path()) as archive:
+        names = set(archive.namelist())
+    assert {"height.png", "colour.png", "biomes.png", "tilemap.json"} <= names
+    assert page.errors == []

@@ -1,0 +1,204 @@
+"""Tile math and tile products against the library's own maps."""
+
+import io
+import zipfile
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from worldgen.io import write_map_set
+from worldgen.terrain import MapConfig, Mask, NoiseMap, Window, make_layers
+from worldgen.web import (
+    LAYERS,
+    NATIVE_ZOOM,
+    TILE,
+    build_config,
+    terrarium,
+    tile_image,
+    tile_origin,
+    tile_png,
+    tile_window,
+    world_key,
+)
+from worldgen.web._products import height_metres
+from worldgen.web._tiles import HALF, check_tile, lnglat_to_cell
+
+CONFIG = build_config({}, {"preset": "islands", "seed": 4})
+CENTRE = 2 ** (NATIVE_ZOOM - 1)
+
+
+def decode_terrarium(rgb: np.ndarray) -> np.ndarray:
+    rgb = rgb.astype(np.float64)
+    return rgb[..., 0] * 256 + rgb[..., 1] + rgb[..., 2] / 256 - 32768
+
+
+def test_pyramid_centre_is_world_origin_and_zooms_nest():
+    assert tile_origin(NATIVE_ZOOM, CENTRE, CENTRE) == (0, 0)
+    assert tile_origin(0, 0, 0) == (-HALF, -HALF)
+    # Tile (z, x, y) covers the same cells as its four children at z + 1.
+    for z in (0, 5, NATIVE_ZOOM - 1):
+        x = y = 2**z // 3
+        w = tile_window(z, x, y, width=512, height=512)
+        child = tile_window(z + 1, 2 * x, 2 * y, width=512, height=512)
+        assert (w.x, w.y, w.step) == (child.x, child.y, 2 * child.step)
+
+
+def test_cursor_mapping_inverts_the_pyramid():
+    # The west edge of the map is the west edge of tile x = 0 at every zoom.
+    assert lnglat_to_cell(-180.0, 0.0) == (-HALF, 0.0)
+    assert lnglat_to_cell(180.0, 0.0) == (HALF, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("z", "x", "y", "error"),
+    [
+        (-1, 0, 0, ValueError),
+        (NATIVE_ZOOM + 1, 0, 0, ValueError),
+        (3, 8, 0, ValueError),
+        (3, 0, -1, ValueError),
+        (3, 1.5, 0, TypeError),
+        (True, 0, 0, TypeError),
+    ],
+)
+def test_bad_tile_coordinates(z, x, y, error):
+    with pytest.raises(error, match="tile"):
+        check_tile(z, x, y)
+
+
+def test_unknown_layer_and_local_normalisation_are_refused():
+    with pytest.raises(ValueError, match="layer must be one of colour"):
+        tile_image(CONFIG, "rivers", 3, 0, 0)
+    with pytest.raises(ValueError, match="normalize='global' or 'none'"):
+        tile_image(MapConfig(), "colour", 3, 0, 0)
+    with pytest.raises(ValueError, match="from 16 to 16"):
+        tile_image(CONFIG, "voxel", 15, 0, 0)
+
+
+@settings(max_examples=15)
+@given(
+    x=st.integers(-(2**30), 2**30),
+    y=st.integers(-(2**30), 2**30),
+    step=st.sampled_from([1, 2, 8, 1024]),
+)
+def test_stepped_window_samples_the_unstepped_grid(x, y, step):
+    config = build_config({}, {"preset": "continents", "seed": 9})
+    coarse = make_layers(config, Window(x, y, 5, 4, step))
+    for j in range(4):
+        for i in range(5):
+            one = make_layers(config, Window(x + i * step, y + j * step, 1, 1))
+            assert coarse.elevation[j, i] == one.elevation[0, 0]
+            assert coarse.biomes[j, i] == one.biomes[0, 0]
+
+
+def test_stepped_windows_split_into_stepped_tiles():
+    parts = Window(10, 20, 5, 3, step=4).tiles(2)
+    assert parts[1] == Window(18, 20, 2, 2, 4)
+    assert parts[-1] == Window(26, 28, 1, 1, 4)
+    with pytest.raises(ValueError, match="window step"):
+        Window(0, 0, 1, 1, step=0)
+
+
+def test_export_is_the_map_set_of_the_window():
+    from worldgen.web._export import MAX_EXPORT, export_window, export_zip
+
+    x, z = tile_origin(NATIVE_ZOOM, CENTRE - 1, CENTRE)
+    with zipfile.ZipFile(io.BytesIO(export_zip(CONFIG, x, z, 256, 256))) as archive:
+        assert "tilemap.json" in archive.namelist()
+        colour = np.asarray(Image.open(archive.open("colour.png")).convert("RGB"))
+    tile = tile_image(CONFIG, "colour", NATIVE_ZOOM, CENTRE - 1, CENTRE)
+    np.testing.assert_array_equal(colour[1:-1, 1:-1], tile[1:-1, 1:-1])
+    assert export_window(0, 0, 5000, 10) == ((5000 - MAX_EXPORT) // 2, 0, MAX_EXPORT, 10)
+
+
+def test_native_tiles_equal_the_cli_map(tmp_path):
+    # The islands map of 512 x 512 cells is world cells -256..255; the tile
+    # at the pyramid's centre is its south-east quarter. Pictures that look
+    # at neighbours differ only on the map's own last row and column.
+    write_map_set(CONFIG, tmp_path)
+    for layer, name in (("colour", "colour.png"), ("biomes", "biomes.png")):
+        cli = np.asarray(Image.open(tmp_path / name).convert("RGB"))[256:511, 256:511]
+        tile = tile_image(CONFIG, layer, NATIVE_ZOOM, CENTRE, CENTRE)
+        np.testing.assert_array_equal(tile[:-1, :-1], cli)
+    cli16 = np.asarray(Image.open(tmp_path / "height.png"), dtype=np.float64) / 65535
+    metres = decode_terrarium(tile_image(CONFIG, "height", NATIVE_ZOOM, CENTRE, CENTRE))
+    np.testing.assert_allclose(metres / height_metres(CONFIG), cli16[256:, 256:], atol=1e-4)
+
+
+def test_png_bytes_decode_to_the_tile_image():
+    for layer in ("colour", "hillshade"):
+        data = tile_png(CONFIG, layer, 12, 2047, 2048)
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        decoded = np.asarray(Image.open(io.BytesIO(data)))
+        np.testing.assert_array_equal(decoded, tile_image(CONFIG, layer, 12, 2047, 2048))
+
+
+@pytest.mark.parametrize("layer", [name for name in LAYERS if name != "voxel"])
+@pytest.mark.parametrize("z", [NATIVE_ZOOM, 11, 3])
+def test_neighbouring_tiles_meet_without_seams(layer, z):
+    # Four tiles made alone, laid side by side, equal the 2 x 2 block made
+    # as one window: they agree on every shared edge.
+    x = y = 2 ** (z - 1) - 1
+    block = tile_image(CONFIG, layer, z, x, y, tiles=2)
+    laid = np.concatenate(
+        [
+            np.concatenate([tile_image(CONFIG, layer, z, x + i, y + j) for i in (0, 1)], axis=1)
+            for j in (0, 1)
+        ],
+        axis=0,
+    )
+    np.testing.assert_array_equal(laid, block)
+    assert block.shape[:2] == (2 * TILE, 2 * TILE)
+
+
+def test_voxel_tiles_meet_and_show_the_world():
+    x = y = CENTRE - 1
+    block = tile_image(CONFIG, "voxel", NATIVE_ZOOM, x, y, tiles=2)
+    right = tile_image(CONFIG, "voxel", NATIVE_ZOOM, x + 1, y)
+    np.testing.assert_array_equal(block[:TILE, TILE:], right)
+    assert len(np.unique(block.reshape(-1, 3), axis=0)) > 20  # not a flat colour
+
+
+def test_lower_zoom_heights_sample_the_native_ones():
+    coarse = decode_terrarium(
+        tile_image(CONFIG, "height", NATIVE_ZOOM - 1, CENTRE // 2, CENTRE // 2)
+    )
+    fine = decode_terrarium(tile_image(CONFIG, "height", NATIVE_ZOOM, CENTRE, CENTRE))
+    np.testing.assert_array_equal(coarse[:128, :128], fine[::2, ::2])
+
+
+def test_terrarium_round_trips_to_1_256_metre():
+    metres = np.linspace(-500.0, 9000.0, 1001).reshape(7, 143)
+    np.testing.assert_allclose(decode_terrarium(terrarium(metres)), metres, atol=1 / 256)
+
+
+def test_world_key_changes_with_every_parameter_and_the_sea_moves():
+    keys = {
+        world_key(build_config({}, params))
+        for params in (
+            {},
+            {"seed": 1},
+            {"scale": 100.0},
+            {"octaves": 3},
+            {"persistence": 0.4},
+            {"lacunarity": 2.5},
+            {"sea": 0.5},
+            {"preset": "islands"},
+        )
+    }
+    assert len(keys) == 8
+    assert world_key(build_config({}, {"seed": 1})) == world_key(build_config({}, {"seed": 1}))
+    high = build_config({}, {"sea": 0.6})
+    assert high.sea_level == pytest.approx(0.6)
+    assert [b.top for b in high.bands] == sorted(b.top for b in high.bands)
+
+
+def test_file_data_sits_under_the_page_parameters():
+    config = build_config({"mask": {"shape": "radial", "radius": 100.0}}, {"seed": 3})
+    assert config.mask == Mask("radial", radius=100.0)
+    assert config.terrain.seed == 3 and config.terrain.normalize == "global"
+    assert build_config({"terrain": {"normalize": "none"}}, {}).terrain == NoiseMap(
+        normalize="none"
+    )
