@@ -195,8 +195,7 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
     # Heights of the window and its tile halo in one call; the window's are
     # the same bytes made alone (not so for 'local', which gets no halo).
     halo = 0 if terrain.normalize == "local" else config.tile_halo
-    grown = Window(window.x - halo, window.y - halo, window.width + 2 * halo,
-                   window.height + 2 * halo)  # fmt: skip
+    grown = window.grown(halo)
     core = (slice(halo, halo + window.height), slice(halo, halo + window.width))
     stage("noise")
     around = config.elevation(grown)  # masked and curved too: both are cheap

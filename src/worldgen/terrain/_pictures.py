@@ -33,7 +33,9 @@ PICTURE_HALO = 1
 """Cells beyond a window that its pictures depend on (Horn's 3x3 slopes)."""
 
 # How strongly the shade darkens the colour and the biome maps.
-_COLOUR_SHADE, _BIOME_SHADE = 0.6, 0.35
+_COLOUR_SHADE = 0.6
+BIOME_SHADE = 0.35
+"""How strongly the shade darkens the biome maps."""
 
 
 @dataclasses.dataclass
@@ -189,7 +191,7 @@ def map_pictures(
         )
     heights = config.unit_elevation(config.elevation(window, halo=PICTURE_HALO))
     shade = relief_shade(config, heights)
-    biomes = apply_shade(config.biomes.palette()[layers.biomes], shade, strength=_BIOME_SHADE)
+    biomes = apply_shade(config.biomes.palette()[layers.biomes], shade, strength=BIOME_SHADE)
     return MapPictures(
         height=heights[1:-1, 1:-1],
         colour=_band_colours(config, heights[1:-1, 1:-1], shade, blend),

@@ -47,16 +47,24 @@ class Window:
         return (self.height, self.width)
 
     def grown(self, cells: int) -> Window:
-        """This window with ``cells`` more on every side (its halo).
+        """This window with ``cells`` more samples on every side (its halo),
+        at the same step.
 
         Examples
         --------
         >>> Window(10, 20, 4, 3).grown(1)
-        Window(x=9, y=19, width=6, height=5)
+        Window(x=9, y=19, width=6, height=5, step=1)
+        >>> Window(10, 20, 4, 3, step=4).grown(1)
+        Window(x=6, y=16, width=6, height=5, step=4)
         """
         cells = check_int(cells, "halo", 0, 2**20)
+        s = self.step
         return Window(
-            self.x - cells, self.y - cells, self.width + 2 * cells, self.height + 2 * cells
+            self.x - cells * s,
+            self.y - cells * s,
+            self.width + 2 * cells,
+            self.height + 2 * cells,
+            s,
         )
 
     def tiles(self, size: int) -> list[Window]:

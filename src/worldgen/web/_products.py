@@ -16,8 +16,8 @@ import io
 import numpy as np
 from PIL import Image
 
-from worldgen.io._mapset import _relief_shade, shaded_colour_map
 from worldgen.terrain._maps import MapConfig, make_layers
+from worldgen.terrain._pictures import BIOME_SHADE, relief_shade, shaded_colour
 from worldgen.terrain._shading import apply_shade
 from worldgen.terrain._window import Window
 from worldgen.web._tiles import CELL_METRES, HALF, NATIVE_ZOOM, check_tile, tile_step, tile_window
@@ -52,8 +52,9 @@ LAYERS = {
 
 def relief(config: MapConfig) -> float:
     """World cells high a height of 1.0 stands, for shading and elevation:
-    a quarter of the map's larger side, as ``worldgen map`` uses."""
-    return max(config.terrain.width, config.terrain.height) / 4
+    the map's :attr:`~worldgen.terrain.MapConfig.relief`, as ``worldgen map``
+    uses."""
+    return config.relief
 
 
 def height_metres(config: MapConfig) -> float:
@@ -122,12 +123,12 @@ def _map_tiles(config: MapConfig, layer: str, z: int, x: int, y: int, n: int) ->
     if layer == "height":
         return terrarium(heights[inner] * height_metres(config))
     if layer == "colour":
-        return shaded_colour_map(config, heights, relief=strength)[inner]
-    shade = _relief_shade(config, heights, strength)
+        return shaded_colour(config, heights, relief=strength)
+    shade = relief_shade(config, heights, relief=strength)
     if layer == "hillshade":
-        return np.rint(shade[inner] * 255.0).astype(np.uint8)
-    biomes = config.biomes.palette()[layers.biomes]
-    return apply_shade(biomes, shade, strength=0.35)[inner]
+        return np.rint(shade * 255.0).astype(np.uint8)
+    biomes = config.biomes.palette()[layers.biomes[inner]]
+    return apply_shade(biomes, shade, strength=BIOME_SHADE)
 
 
 def voxel_config(config: MapConfig):
