@@ -69,7 +69,23 @@ class Format(enum.StrEnum):
     npy = "npy"
 
 
+# What a command turns into one line on stderr instead of a traceback.
+_USER_ERRORS = (ValueError, TypeError, OSError, MemoryError, KeyboardInterrupt)
+
+
 def _fail(exc: BaseException) -> typer.Exit:
+    if isinstance(exc, KeyboardInterrupt):
+        _err.print(
+            "[yellow]interrupted:[/yellow] the output directory keeps its previous files",
+            highlight=False,
+        )
+        return typer.Exit(130)
+    if isinstance(exc, MemoryError):
+        why = f" ({exc})" if str(exc) else ""
+        exc = MemoryError(
+            f"out of memory{why}; ask for a smaller size, or make the map in tiles "
+            "(worldgen.terrain windows)"
+        )
     _err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
     return typer.Exit(1)
 
@@ -243,7 +259,7 @@ def map_command(
                 settings, out, formats=[f.value for f in export or []], tile=tile, relief=relief,
                 blend=blend, progress=advance,
             )  # fmt: skip
-    except (ValueError, TypeError, OSError) as exc:
+    except _USER_ERRORS as exc:
         raise _fail(exc) from None
     for warning in caught:
         _err.print(f"[yellow]note:[/yellow] {escape(str(warning.message))}", highlight=False)
@@ -311,7 +327,7 @@ def terrain_command(
         with _stages(TERRAIN_STAGES) as advance:
             meshes = [m.value for m in mesh or [MeshFormat.glb]]
             written = write_terrain_set(settings, carving, out, meshes=meshes, progress=advance)
-    except (ValueError, TypeError, OSError) as exc:
+    except _USER_ERRORS as exc:
         raise _fail(exc) from None
     t = settings.terrain
     _written(written, out, f"{t.width}x{t.height}, seed {t.seed}")
@@ -359,7 +375,7 @@ def world_command(
                 settings, out, x=x, z=z, radius=radius, mesh_radius=mesh_radius, store=store,
                 threads=threads, progress=advance,
             )  # fmt: skip
-    except (ValueError, TypeError, OSError) as exc:
+    except _USER_ERRORS as exc:
         raise _fail(exc) from None
     _written(written, out, f"seed {settings.seed}, {radius} blocks around {x}, {z}")
 
@@ -385,20 +401,26 @@ def animate_command(
     png_frames: Annotated[bool, Opt(help="Also write every frame as a PNG.")] = False,
 ) -> None:
     """Write an animated GIF of noise with time as an axis: clouds, fire or water."""
-    from worldgen.io import write_gif, write_png_frames
+    from worldgen.io import output_set, write_gif, write_png_frames
     from worldgen.motion import preset_frames
 
     try:
-        with _err.status(f"animating {preset.value}"):
+        about = f"{preset.value}, seed {seed}, {frames} frames of {width}x{height}"
+        with (
+            output_set(out, command="animate", about=about) as files,
+            _err.status(f"animating {preset.value}"),
+        ):
             images = preset_frames(
                 preset.value, seed=seed, width=width, height=height, frames=frames, loop=loop
             )
-            written = [write_gif(out / f"{preset.value}.gif", images, fps=fps, loop=True)]
+            staged = files.staging
+            written = [write_gif(staged / f"{preset.value}.gif", images, fps=fps, loop=True)]
             if png_frames:
                 written += write_png_frames(
-                    out / f"{preset.value}_frames", images, prefix=preset.value
+                    staged / f"{preset.value}_frames", images, prefix=preset.value
                 )
-    except (ValueError, TypeError, OSError) as exc:
+        written = files.final(written)
+    except _USER_ERRORS as exc:
         raise _fail(exc) from None
     _out.print(
         f"wrote {written[0]} ({frames} frames, {width}x{height})", markup=False, highlight=False
@@ -423,18 +445,20 @@ def wobble_command(
     ] = 30.0,
 ) -> None:
     """Write an SVG of shapes drawn with a hand-drawn wobble (1D Perlin noise)."""
-    from worldgen.io import write_svg_polylines
+    from worldgen.io import output_set, write_svg_polylines
     from worldgen.motion import sketch_shapes, wobble
 
     try:
-        lines = [
-            wobble(shape, amplitude=amplitude, wavelength=wavelength, seed=seed + k)
-            for k, shape in enumerate(sketch_shapes())
-        ]
-        path = write_svg_polylines(
-            out / "wobble.svg", lines, width=400, height=300, stroke_width=2.0
-        )
-    except (ValueError, TypeError, OSError) as exc:
+        with output_set(out, command="wobble", about=f"seed {seed}") as files:
+            lines = [
+                wobble(shape, amplitude=amplitude, wavelength=wavelength, seed=seed + k)
+                for k, shape in enumerate(sketch_shapes())
+            ]
+            staged = write_svg_polylines(
+                files.staging / "wobble.svg", lines, width=400, height=300, stroke_width=2.0
+            )
+        (path,) = files.final([staged])
+    except _USER_ERRORS as exc:
         raise _fail(exc) from None
     _out.print(f"wrote {path} ({len(lines)} wobbly lines)", markup=False, highlight=False)
 

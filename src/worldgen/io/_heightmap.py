@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 from PIL import Image
 
-from worldgen.io._atomic import atomic_output
+from worldgen.io._atomic import atomic_output, check_file_name
 from worldgen.io._image import check_unit, write_grey_png
 
 FORMATS = ("png16", "png8", "raw16", "r16", "tiff", "npy")
@@ -112,12 +112,14 @@ def write_tiles(
     """Cut ``heights`` into ``tile`` x ``tile`` pieces written as
     ``{name}_x{i}_y{j}`` (column i, row j; the last ones may be smaller).
 
-    Neighbouring tiles share no pixels; to make tiles whose edges repeat
+    ``name`` is a plain file name part (no folders), so every tile stays
+    inside ``directory``. Neighbouring tiles share no pixels; to make tiles whose edges repeat
     their neighbours' (as some engines want), make the map one pixel larger
     and cut with overlapping windows instead.
     """
     if isinstance(tile, bool) or not isinstance(tile, int) or tile < 1:
         raise ValueError(f"tile must be a positive integer, got {tile!r}")
+    name = check_file_name(name, "name")
     heights = np.asarray(heights)
     paths = []
     directory = pathlib.Path(directory)

@@ -11,6 +11,7 @@ import numpy as np
 from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
+from worldgen.io._outset import output_set
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
 from worldgen.terrain._classify import band_colours
 from worldgen.terrain._maps import MapConfig, make_layers
@@ -23,6 +24,16 @@ from worldgen.terrain._tilemap import autotile_masks
 # adds its own between "clean-up" and "pictures", and "mesh" at the end.
 STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "files")
 TERRAIN_STAGES = (*STAGES[:5], "ridges", "erosion", "thermal", "rivers", *STAGES[5:], "mesh")
+# File names of the extra height map formats: each its own, so that none
+# overwrites the 16-bit ``height.png``.
+HEIGHT_FILES = {
+    "png16": "height.png",
+    "png8": "height8.png",
+    "raw16": "height.raw",
+    "r16": "height.r16",
+    "tiff": "height.tif",
+    "npy": "height.npy",
+}
 
 
 def shaded_colour_map(
@@ -58,8 +69,15 @@ def write_map_set(
     map editor, with ``tilemap_tileset.png``), ``tilemap.csv`` (the
     cleaned-up band classes) and ``autotile.csv`` (each tile's 8-neighbour
     autotile bitmask, see :func:`~worldgen.terrain.autotile_masks`). ``formats`` adds height
-    maps in more formats (see :data:`worldgen.io.FORMATS`); ``tile`` also
-    writes the heights cut into ``tile`` x ``tile`` PNGs under ``tiles/``.
+    maps in more formats (see :data:`worldgen.io.FORMATS`), each under its
+    own name (:data:`HEIGHT_FILES`: ``height8.png``, ``height.raw``,
+    ``height.r16``, ``height.tif``, ``height.npy``); ``tile`` also writes
+    the heights cut into ``tile`` x ``tile`` PNGs under ``tiles/``.
+
+    The files are written aside and swapped in together, with the manifest
+    ``worldgen-set.json`` last (see :func:`worldgen.io.output_set`): ``out``
+    is checked before any work, and a run that fails, is interrupted or is
+    killed never leaves a mix of two sets.
 
     Parameters
     ----------
@@ -77,8 +95,17 @@ def write_map_set(
         The files written, in order.
     """
     relief = _check_options(config, formats, tile, relief)
-    layers = make_layers(config, progress=progress)
-    return _write_layers(config, layers, out, formats, tile, relief, blend, progress)
+    with output_set(out, command="map", about=_about(config)) as files:
+        layers = make_layers(config, progress=progress)
+        written = _write_layers(
+            config, layers, files.staging, formats, tile, relief, blend, progress
+        )
+    return files.final(written)
+
+
+def _about(config: MapConfig) -> str:
+    t = config.terrain
+    return f"{t.width}x{t.height}, seed {t.seed}"
 
 
 def _check_options(config: MapConfig, formats, tile, relief) -> float:
@@ -127,7 +154,7 @@ def _write_layers(
     )
     for fmt in formats:
         if fmt != "png16":
-            written.append(write_heightmap(out / "height", heights, fmt))
+            written.append(write_heightmap(out / HEIGHT_FILES[fmt], heights, fmt))
     if tile is not None:
         written += write_tiles(out / "tiles", "height", heights, tile)
     return written
@@ -158,7 +185,16 @@ def write_terrain_set(
     for fmt in meshes:
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
-    out = pathlib.Path(out)
+    with output_set(out, command="terrain", about=_about(config)) as files:
+        written = _write_terrain(
+            config, terrain_config, files.staging, formats, meshes, tile, relief, blend, progress
+        )
+    return files.final(written)
+
+
+def _write_terrain(
+    config, terrain_config, out, formats, meshes, tile, relief, blend, progress
+) -> list[pathlib.Path]:
     terrain = make_terrain(config, terrain_config, progress=progress)
     written = _write_layers(config, terrain.layers, out, formats, tile, relief, blend, progress)
     colour = shaded_colour_map(config, terrain.heights, relief=relief, blend=blend)
