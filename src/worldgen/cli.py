@@ -349,7 +349,9 @@ def world_command(
     store: Annotated[
         pathlib.Path | None, Opt(help="Chunk store file. [default: OUT/world.db]")
     ] = None,
-    threads: Annotated[int | None, Opt(help="Generator threads. [default: the CPU count]")] = None,
+    threads: Annotated[
+        int | None, Opt(help="Generator threads, 1-1024. [default: the CPU count]")
+    ] = None,
     caves: Annotated[
         bool | None, Opt("--caves/--no-caves", help="Carve caves. [default: on]")
     ] = None,

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from worldgen._memory import MAP_BYTES_PER_CELL, TERRAIN_BYTES_PER_CELL, check_memory
 from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
@@ -95,6 +96,7 @@ def write_map_set(
         The files written, in order.
     """
     relief = _check_options(config, formats, tile, relief)
+    _check_work(config)
     with output_set(out, command="map", about=_about(config)) as files:
         layers = make_layers(config, progress=progress)
         written = _write_layers(
@@ -106,6 +108,44 @@ def write_map_set(
 def _about(config: MapConfig) -> str:
     t = config.terrain
     return f"{t.width}x{t.height}, seed {t.seed}"
+
+
+# Most work a terrain set may ask for: droplets per map cell, and thermal
+# iterations per cell of width + height. Beyond them more work changes
+# little (slopes settle across the map in a few times its side) and would
+# take hours.
+MAX_DROPLETS_PER_CELL = 256
+MAX_THERMAL_PER_SIDE = 2
+
+_TOO_BIG = (
+    "make a smaller map, or make the big one in windows of a seamless "
+    "normalisation (worldgen.terrain.Window, normalize='global'), or wait for the Dask path"
+)
+
+
+def _check_work(config: MapConfig, terrain_config: TerrainConfig | None = None) -> None:
+    """Refuse, before any work, requests that would not fit in memory or
+    would run for hours."""
+    w, h = config.terrain.width, config.terrain.height
+    if terrain_config is None:
+        need, what = MAP_BYTES_PER_CELL * w * h, "map"
+    else:
+        need, what = TERRAIN_BYTES_PER_CELL * w * h, "terrain"
+        most = MAX_DROPLETS_PER_CELL * w * h
+        if terrain_config.droplets is not None and terrain_config.droplets > most:
+            raise ValueError(
+                f"droplets must be at most {MAX_DROPLETS_PER_CELL} per map cell ({most:,} for "
+                f"this {w} x {h} map), got {terrain_config.droplets:,}; the default is one per "
+                "four cells, and more than a few per cell only deepens the same valleys"
+            )
+        most = MAX_THERMAL_PER_SIDE * (w + h)
+        if terrain_config.thermal > most:
+            raise ValueError(
+                f"thermal must be at most {MAX_THERMAL_PER_SIDE} x (width + height) = {most:,} "
+                f"iterations for this {w} x {h} map, got {terrain_config.thermal:,}; slopes "
+                "settle long before that (tens to hundreds of iterations are usual)"
+            )
+    check_memory(need, "width, height", f"a {w} x {h} {what} set", _TOO_BIG)
 
 
 def _check_options(config: MapConfig, formats, tile, relief) -> float:
@@ -185,6 +225,7 @@ def write_terrain_set(
     for fmt in meshes:
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
+    _check_work(config, terrain_config)
     with output_set(out, command="terrain", about=_about(config)) as files:
         written = _write_terrain(
             config, terrain_config, files.staging, formats, meshes, tile, relief, blend, progress

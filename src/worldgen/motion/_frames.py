@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from worldgen._memory import ANIMATION_BYTES_PER_PIXEL, check_memory
 from worldgen.noise import Fractal, Noise, Perlin, axis
 from worldgen.noise._generators import HASH_PERIOD
 from worldgen.noise._validate import check_int, check_positive
@@ -21,6 +22,11 @@ from worldgen.terrain._shading import _check_stops, colour_ramp
 
 MAX_SIDE = 2**16
 MAX_FRAMES = 2**20
+MAX_PRESET_FRAMES = 10_000
+"""Most frames of a ready-made animation: over ten minutes of GIF at 16 fps."""
+# Frames sampled per call of the noise, so that Ctrl-C (handled between
+# calls) stops a long animation within about a second.
+_PIXELS_PER_SLICE = 2**20
 
 
 def _check_noise(noise: object, loop: bool) -> None:
@@ -63,9 +69,15 @@ def _sample_frames(
     x = axis(0.0, width, 1.0 / scale)
     y = axis(0.0, height, 1.0 / scale)
     index = np.arange(start, start + frames, dtype=np.float64)
-    if not loop and rise == 0.0:
-        return noise.grid(x, y, index * speed, unit=True)
     out = np.empty((frames, height, width))
+    if not loop and rise == 0.0:
+        # Every sample is a function of its own point: slices of the time
+        # axis give the bytes of one whole grid.
+        step = max(1, _PIXELS_PER_SLICE // (width * height))
+        for first in range(0, frames, step):
+            times = index[first : first + step] * speed
+            out[first : first + step] = noise.grid(x, y, times, unit=True)
+        return out
     radius = speed * frames / (2.0 * math.pi)
     angle = 2.0 * math.pi * index / frames
     for k, f in enumerate(index.tolist()):
@@ -146,6 +158,7 @@ def noise_frames(
     height = check_int(height, "height", 1, MAX_SIDE)
     frames = check_int(frames, "frames", 1, MAX_FRAMES)
     start = check_int(start, "start", 0, MAX_FRAMES * 1024)
+    _check_frames_memory(16, frames, width, height)
     return _sample_frames(
         noise,
         width,
@@ -248,6 +261,15 @@ PRESETS: dict[str, Preset] = {
 }
 
 
+def _check_frames_memory(per_pixel: int, frames: int, width: int, height: int) -> None:
+    check_memory(
+        per_pixel * frames * width * height,
+        "frames, width, height",
+        f"{frames:,} frames of {width} x {height}",
+        "make fewer or smaller frames, or make the animation in pieces (start=...)",
+    )
+
+
 def _tile_rows(noise: Noise, period: int) -> Noise:
     """``noise`` made to repeat every ``period`` units along y, in 4D."""
     periods = (HASH_PERIOD, period, HASH_PERIOD, HASH_PERIOD)
@@ -280,7 +302,7 @@ def preset_frames(
     width, height : int
         Frame size in pixels, 1 to 65536.
     frames : int
-        Number of frames, >= 1.
+        Number of frames, 1 to 10,000 (:data:`MAX_PRESET_FRAMES`).
     loop : bool
         Make the last frame flow into the first (see :func:`noise_frames`).
 
@@ -293,7 +315,8 @@ def preset_frames(
     ------
     ValueError
         If ``name`` is not a preset (the message lists them), or a size is
-        out of range.
+        out of range; :class:`~worldgen._memory.MemoryLimitError` if the
+        frames would not fit in the memory available.
 
     Examples
     --------
@@ -307,7 +330,8 @@ def preset_frames(
     preset = PRESETS[name]
     width = check_int(width, "width", 1, MAX_SIDE)
     height = check_int(height, "height", 1, MAX_SIDE)
-    frames = check_int(frames, "frames", 1, MAX_FRAMES)
+    frames = check_int(frames, "frames", 1, MAX_PRESET_FRAMES)
+    _check_frames_memory(ANIMATION_BYTES_PER_PIXEL, frames, width, height)
     loop = bool(loop)
     noise = preset.noise.with_seed(seed)
     rise = float(preset.rise)

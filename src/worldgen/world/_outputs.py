@@ -11,6 +11,7 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
+from worldgen._memory import WORLD_CHUNK_COPIES, check_memory
 from worldgen.io._image import write_rgb_png
 from worldgen.io._outset import output_set
 from worldgen.noise._validate import check_int
@@ -101,6 +102,14 @@ def write_world_set(
             f"threads must be an integer from 1 to 1024, got {threads!r}; leave it out "
             "to use every CPU"
         )
+    chunks = len(chunk_range(x, z, radius))
+    check_memory(
+        WORLD_CHUNK_COPIES * chunks * config.height * CHUNK * CHUNK,
+        "radius",
+        f"{chunks:,} chunks within {radius} blocks",
+        "choose a smaller radius; chunks already in the store are read, not made again, "
+        "so a big world can be filled by several runs around different points",
+    )
     about = f"seed {config.seed}, {radius} blocks around {x}, {z}"
     with output_set(out, command="world", about=about) as files:
         store_path = files.out / "world.db" if store is None else pathlib.Path(store)
