@@ -103,11 +103,14 @@ def assert_stops_on_ctrl_c(work) -> None:
 
 
 def test_long_erosion_stops_on_ctrl_c():
-    assert_stops_on_ctrl_c(lambda: erode(np.random.default_rng(1).random((64, 64)), 10**9))
+    heights = np.random.default_rng(1).random((64, 64))
+    erode(heights, 1)  # compiled before the timer starts
+    assert_stops_on_ctrl_c(lambda: erode(heights, 10**9))
 
 
 def test_long_thermal_erosion_stops_on_ctrl_c():
     heights = np.random.default_rng(1).random((256, 256))
+    thermal_erode(heights, 1)
     assert_stops_on_ctrl_c(lambda: thermal_erode(heights, 10**6))
 
 
@@ -130,6 +133,7 @@ class _Sink:
 
 def test_long_animation_stops_on_ctrl_c(monkeypatch):
     monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "1T")
+    noise_frames(Perlin(), 256, 256, 2)
     monkeypatch.setattr(_frames, "np", _NoStore())
     assert_stops_on_ctrl_c(lambda: noise_frames(Perlin(), 256, 256, 10**5))
 
@@ -169,6 +173,22 @@ def test_requests_too_big_for_memory_are_refused_with_the_way_out(tmp_path, monk
                                         "--height", "2048"]))  # fmt: skip
     assert "a 2048 x 2048 terrain set needs about 2.0 GB" in line
     assert not any(tmp_path.iterdir())
+
+
+def test_ctrl_c_while_numba_compiles_is_one_line(monkeypatch, capsys):
+    import worldgen.cli as cli
+
+    def compiling():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise SystemError("CPUDispatcher returned a result with an exception set") from exc
+
+    monkeypatch.setattr(cli, "app", compiling)
+    with pytest.raises(SystemExit) as info:
+        cli.main()
+    assert info.value.code == 130
+    assert capsys.readouterr().err.strip().startswith("interrupted:")
 
 
 def test_memory_error_is_one_line(tmp_path, monkeypatch):

@@ -57,6 +57,22 @@ def _compiled(func: Callable, extra: dict) -> Callable:
     return numba.njit(**OPTIONS, **extra)(func)
 
 
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Let Ctrl-C inside a compiled kernel arrive as a KeyboardInterrupt.
+
+    A signal handled while a parallel kernel runs reaches Python as a
+    ``SystemError`` ("returned a result with an exception set") around the
+    ``KeyboardInterrupt``; it is re-raised as what it is.
+    """
+    try:
+        yield
+    except SystemError as exc:
+        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
+
+
 def _cache_elsewhere() -> None:
     """Point numba's cache at a private temporary folder, or turn it off;
     warn once."""

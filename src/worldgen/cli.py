@@ -466,7 +466,15 @@ def wobble_command(
 
 
 def main() -> None:
-    app()
+    from worldgen._jit import interruptible
+
+    try:
+        # Ctrl-C inside a kernel the library did not guard (or while numba
+        # compiles) reaches here as a SystemError around it.
+        with interruptible():
+            app()
+    except KeyboardInterrupt as exc:
+        raise SystemExit(_fail(exc).exit_code) from None
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from worldgen._jit import interruptible
 from worldgen._memory import ANIMATION_BYTES_PER_PIXEL, check_memory
 from worldgen.noise import Fractal, Noise, Perlin, axis
 from worldgen.noise._generators import HASH_PERIOD
@@ -76,18 +77,20 @@ def _sample_frames(
         step = max(1, _PIXELS_PER_SLICE // (width * height))
         for first in range(0, frames, step):
             times = index[first : first + step] * speed
-            out[first : first + step] = noise.grid(x, y, times, unit=True)
+            with interruptible():
+                out[first : first + step] = noise.grid(x, y, times, unit=True)
         return out
     radius = speed * frames / (2.0 * math.pi)
     angle = 2.0 * math.pi * index / frames
-    for k, f in enumerate(index.tolist()):
-        rows = y + f * rise
-        if loop:
-            z = [radius * math.cos(angle[k])]
-            w = [radius * math.sin(angle[k])]
-            out[k] = noise.grid(x, rows, z, w, unit=True)[0, 0]
-        else:
-            out[k] = noise.grid(x, rows, [f * speed], unit=True)[0]
+    with interruptible():
+        for k, f in enumerate(index.tolist()):
+            rows = y + f * rise
+            if loop:
+                z = [radius * math.cos(angle[k])]
+                w = [radius * math.sin(angle[k])]
+                out[k] = noise.grid(x, rows, z, w, unit=True)[0, 0]
+            else:
+                out[k] = noise.grid(x, rows, [f * speed], unit=True)[0]
     return out
 
 

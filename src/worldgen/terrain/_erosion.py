@@ -29,7 +29,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import prange
 
-from worldgen._jit import kernel, parallel_kernel
+from worldgen._jit import interruptible, kernel, parallel_kernel
 from worldgen.noise._seed import check_seed
 from worldgen.noise._validate import check_positive
 from worldgen.terrain._checks import check_real, check_unit_interval, height_field
@@ -50,7 +50,7 @@ _BORDER = 1e300
 # tenth of a second. Slicing changes no result: droplets run in the same
 # order on the same arrays, and every thermal step reads only the last.
 _DROPLET_STEPS_PER_SLICE = 2**20  # droplets x lifetime
-_THERMAL_CELLS_PER_SLICE = 2**21  # iterations x cells
+_THERMAL_CELLS_PER_SLICE = 2**22  # iterations x cells
 
 
 # ---------------------------------------------------------------- validation
@@ -352,17 +352,17 @@ def _erode_kernel(
 
 
 @parallel_kernel
-def _thermal_kernel(heights, iterations, limits, rate):
-    # ``limits[k]``: the talus height difference towards neighbour k. The
-    # fields carry a one-cell border: heights ``_BORDER`` (so no cell has
-    # excess over it) and shares 0 (so it sends nothing); every excess is
-    # clamped at 0 and added, which adds exactly 0.0 where the documented
-    # scheme adds nothing.
-    rows, cols = heights.shape
-    current = np.full((rows + 2, cols + 2), _BORDER)
-    current[1:-1, 1:-1] = heights
-    following = current.copy()
-    share = np.zeros((rows + 2, cols + 2))
+def _thermal_kernel(current, following, share, iterations, limits, rate):
+    # ``iterations`` steps from ``current`` (the heights inside a one-cell
+    # border), using ``following`` and ``share`` (same shape) as scratch;
+    # returns the array holding the result (``current`` after an even number
+    # of steps, else ``following``). ``limits[k]``: the talus height
+    # difference towards neighbour k. The border holds heights ``_BORDER``
+    # in both height arrays (so no cell has excess over it) and shares 0 (so
+    # it sends nothing); every excess is clamped at 0 and added, which adds
+    # exactly 0.0 where the documented scheme adds nothing.
+    rows = current.shape[0] - 2
+    cols = current.shape[1] - 2
     for _ in range(iterations):
         # Pass 1: per cell, the material sent per unit of excess.
         for y in prange(1, rows + 1):
@@ -390,7 +390,7 @@ def _thermal_kernel(heights, iterations, limits, rate):
                     received += theirs * max((other - h) - limits[k], 0.0)
                 following[y, x] = h - sent + received
         current, following = following, current
-    return current[1:-1, 1:-1].copy()
+    return current
 
 
 # ---------------------------------------------------------------- public API
@@ -634,7 +634,16 @@ def thermal_erode(
     if not 0.0 < rate <= 1.0:
         raise ValueError(f"rate must be a number in (0, 1], got {rate!r}; 0.5 is usual")
     limits = slope * _DISTANCES
+    rows, cols = out.shape
+    current = np.full((rows + 2, cols + 2), _BORDER)
+    current[1:-1, 1:-1] = out
+    following = current.copy()
+    share = np.zeros((rows + 2, cols + 2))
     step = max(1, _THERMAL_CELLS_PER_SLICE // out.size)
     for done in range(0, iterations, step):
-        out = _thermal_kernel(out, np.int64(min(step, iterations - done)), limits, rate)
-    return out
+        count = min(step, iterations - done)
+        with interruptible():
+            _thermal_kernel(current, following, share, np.int64(count), limits, rate)
+        if count % 2:
+            current, following = following, current
+    return current[1:-1, 1:-1].copy()
