@@ -216,13 +216,19 @@ def test_store_refuses_files_that_are_not_stores(tmp_path):
     text.write_text("not a database, but long enough to have a header " * 10)
     with pytest.raises(ValueError, match=r"notes\.db is not a worldgen chunk store"):
         ChunkStore(text, KEY)
-    foreign = tmp_path / "foreign.db"
-    db = sqlite3.connect(foreign)
-    db.execute("CREATE TABLE things (a)")
-    db.commit()
-    db.close()
+    foreign = sqlite_file(tmp_path / "foreign.db", "CREATE TABLE things (a)")
     with pytest.raises(ValueError, match=r"foreign\.db is an SQLite file but not"):
         ChunkStore(foreign, KEY)
+
+
+def sqlite_file(path, *statements):
+    """A new SQLite file made by someone else, with ``statements`` run."""
+    db = sqlite3.connect(path)
+    for statement in statements:
+        db.execute(statement)
+    db.commit()
+    db.close()
+    return path
 
 
 def test_store_checks_its_arguments(tmp_path):
@@ -599,11 +605,9 @@ def test_a_full_disk_names_the_store_and_keeps_earlier_chunks(tmp_path):
 
 
 def test_store_refuses_a_foreign_sqlite_file_with_an_empty_meta_table(tmp_path):
-    foreign = tmp_path / "foreign.db"
-    db = sqlite3.connect(foreign)
-    db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-    db.commit()
-    db.close()
+    foreign = sqlite_file(
+        tmp_path / "foreign.db", "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+    )
     with pytest.raises(ValueError, match=r"foreign\.db is an SQLite file but not"):
         ChunkStore(foreign, KEY)
     db = sqlite3.connect(foreign)
