@@ -21,7 +21,7 @@ MAP_SET = [
 def test_map_with_defaults_writes_the_map_set(tmp_path):
     result = runner.invoke(app, ["map", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(MAP_SET)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*MAP_SET, "worldgen-set.json"])
     for name in MAP_SET:
         assert str(tmp_path / name) in result.output
     with Image.open(tmp_path / "height.png") as image:

@@ -27,6 +27,11 @@ workqueue layer avoids spinning too, but it does not allow kernels to run
 from two Python threads at once, which worldgen promises (``nogil``).
 The policy is read when the OpenMP runtime loads, at the first parallel
 call, so it must be set at import, before any kernel runs.
+
+Where numba can write neither beside the sources nor in the user's cache
+folder (a read-only install and a read-only ``$HOME``), compiled code is
+cached in a private folder under the system's temporary directory instead,
+or, if that fails too, not cached at all; either way with one warning.
 """
 
 from __future__ import annotations
@@ -34,7 +39,10 @@ from __future__ import annotations
 import contextlib
 import numbers
 import os
-from collections.abc import Iterator
+import stat
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator
 
 # Before numba starts its OpenMP workers; see the module docstring.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -44,8 +52,80 @@ import numpy as np
 
 OPTIONS = {"cache": True, "fastmath": False, "error_model": "numpy", "nogil": True}
 
-kernel = numba.njit(**OPTIONS)
-parallel_kernel = numba.njit(parallel=True, **OPTIONS)
+
+def kernel(func: Callable) -> Callable:
+    """Compile ``func`` with :data:`OPTIONS` (a decorator)."""
+    return _compiled(func, {})
+
+
+def parallel_kernel(func: Callable) -> Callable:
+    """Compile ``func`` with :data:`OPTIONS` and ``parallel=True`` (a decorator)."""
+    return _compiled(func, {"parallel": True})
+
+
+def _compiled(func: Callable, extra: dict) -> Callable:
+    try:
+        return numba.njit(**OPTIONS, **extra)(func)
+    except RuntimeError as exc:
+        if "cannot cache" not in str(exc):
+            raise
+    _cache_elsewhere()
+    return numba.njit(**OPTIONS, **extra)(func)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Let Ctrl-C inside a compiled kernel arrive as a KeyboardInterrupt.
+
+    A signal handled while a parallel kernel runs reaches Python as a
+    ``SystemError`` ("returned a result with an exception set") around the
+    ``KeyboardInterrupt``; it is re-raised as what it is.
+    """
+    try:
+        yield
+    except SystemError as exc:
+        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None
+        raise
+
+
+def _cache_elsewhere() -> None:
+    """Point numba's cache at a private temporary folder, or turn it off;
+    warn once."""
+    folder = _private_temp_folder()
+    if folder is not None:
+        numba.config.CACHE_DIR = folder
+        where = f"in {folder}"
+    else:
+        OPTIONS["cache"] = False  # shared with numba overloads, which read it later
+        where = "nowhere: every run compiles again (~30 s)"
+    warnings.warn(
+        "worldgen: numba cannot write its cache beside the installed package or under "
+        f"$HOME; compiled kernels are cached {where}. Set NUMBA_CACHE_DIR to a writable "
+        "folder to choose the place",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+
+
+def _private_temp_folder() -> str | None:
+    """A folder under the temporary directory that only this user can
+    write (kept between runs), or None."""
+    try:
+        uid = os.getuid() if hasattr(os, "getuid") else 0
+        folder = os.path.join(tempfile.gettempdir(), f"worldgen-numba-cache-{uid}")
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+        info = os.lstat(folder)
+        private = stat.S_ISDIR(info.st_mode) and not info.st_mode & 0o022
+        if not (private and info.st_uid == uid and os.access(folder, os.W_OK)):
+            folder = tempfile.mkdtemp(prefix="worldgen-numba-cache-")
+        tempfile.TemporaryFile(dir=folder).close()
+        return folder
+    except OSError:
+        return None
 
 
 @contextlib.contextmanager

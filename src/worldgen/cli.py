@@ -81,7 +81,23 @@ class Format(enum.StrEnum):
     npy = "npy"
 
 
+# What a command turns into one line on stderr instead of a traceback.
+_USER_ERRORS = (ValueError, TypeError, OSError, MemoryError, KeyboardInterrupt)
+
+
 def _fail(exc: BaseException) -> typer.Exit:
+    if isinstance(exc, KeyboardInterrupt):
+        _err.print(
+            "[yellow]interrupted:[/yellow] the output directory keeps its previous files",
+            highlight=False,
+        )
+        return typer.Exit(130)
+    if isinstance(exc, MemoryError):
+        why = f" ({exc})" if str(exc) else ""
+        exc = MemoryError(
+            f"out of memory{why}; ask for a smaller size, or make the map in tiles "
+            "(worldgen.terrain windows)"
+        )
     _err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
     return typer.Exit(1)
 
@@ -399,7 +415,7 @@ def map_command(
                 settings, out, window=window, formats=[f.value for f in export or []], tile=tile,
                 relief=relief, blend=blend, progress=advance,
             )  # fmt: skip
-    except (ValueError, TypeError, OSError) as exc:
+    except _USER_ERRORS as exc:
         raise _fail(exc) from None
     for warning in caught:
         _err.print(f"[yellow]note:[/yellow] {escape(str(warning.message))}", highlight=False)
@@ -487,7 +503,7 @@ def terrain_command(
         with _stages(TERRAIN_STAGES) as advance:
             meshes = [m.value for m in mesh or [MeshFormat.glb]]
             written = write_terrain_set(settings, carving, out, meshes=meshes, progress=advance)
-    except (ValueError, TypeError, OSError) as exc:
+    except _USER_ERRORS as exc:
         raise _fail(exc) from None
     t = settings.terrain
     _written(written, out, f"{t.width}x{t.height}, seed {t.seed}")
@@ -522,7 +538,7 @@ def world_command(
         pathlib.Path | None, Opt(help="Chunk store file.", show_default="OUT/world.db")
     ] = None,
     threads: Annotated[
-        int | None, Opt(help="Generator threads.", show_default="the CPU count")
+        int | None, Opt(help="Generator threads, 1-1024.", show_default="the CPU count")
     ] = None,
     caves: Annotated[
         bool | None, Opt("--caves/--no-caves", help="Carve caves.", show_default="on")
@@ -554,7 +570,7 @@ def world_command(
                 settings, out, x=x, z=z, radius=radius, mesh_radius=mesh_radius, store=store,
                 threads=threads, progress=advance,
             )  # fmt: skip
-    except (ValueError, TypeError, OSError) as exc:
+    except _USER_ERRORS as exc:
         raise _fail(exc) from None
     _written(written, out, f"seed {settings.seed}, {radius} blocks around {x}, {z}")
 
@@ -580,20 +596,26 @@ def animate_command(
     png_frames: Annotated[bool, Opt(help="Also write every frame as a PNG.")] = False,
 ) -> None:
     """Write an animated GIF of noise with time as an axis: clouds, fire or water."""
-    from worldgen.io import write_gif, write_png_frames
+    from worldgen.io import output_set, write_gif, write_png_frames
     from worldgen.motion import preset_frames
 
     try:
-        with _err.status(f"animating {preset.value}"):
+        about = f"{preset.value}, seed {seed}, {frames} frames of {width}x{height}"
+        with (
+            output_set(out, command="animate", about=about) as files,
+            _err.status(f"animating {preset.value}"),
+        ):
             images = preset_frames(
                 preset.value, seed=seed, width=width, height=height, frames=frames, loop=loop
             )
-            written = [write_gif(out / f"{preset.value}.gif", images, fps=fps, loop=True)]
+            staged = files.staging
+            written = [write_gif(staged / f"{preset.value}.gif", images, fps=fps, loop=True)]
             if png_frames:
                 written += write_png_frames(
-                    out / f"{preset.value}_frames", images, prefix=preset.value
+                    staged / f"{preset.value}_frames", images, prefix=preset.value
                 )
-    except (ValueError, TypeError, OSError) as exc:
+        written = files.final(written)
+    except _USER_ERRORS as exc:
         raise _fail(exc) from None
     _out.print(
         f"wrote {written[0]} ({frames} frames, {width}x{height})", markup=False, highlight=False
@@ -620,21 +642,23 @@ def wobble_command(
     ] = 30.0,
 ) -> None:
     """Write an SVG of shapes drawn with a hand-drawn wobble (1D Perlin noise)."""
-    from worldgen.io import write_svg_polylines
+    from worldgen.io import output_set, write_svg_polylines
     from worldgen.motion import sketch_shapes, wobble
 
     try:
         from worldgen.noise._seed import check_seed
 
         first = check_seed(seed)  # each shape takes the next seed, wrapping at 2**64
-        lines = [
-            wobble(shape, amplitude=amplitude, wavelength=wavelength, seed=(first + k) % 2**64)
-            for k, shape in enumerate(sketch_shapes())
-        ]
-        path = write_svg_polylines(
-            out / "wobble.svg", lines, width=400, height=300, stroke_width=2.0
-        )
-    except (ValueError, TypeError, OSError) as exc:
+        with output_set(out, command="wobble", about=f"seed {seed}") as files:
+            lines = [
+                wobble(shape, amplitude=amplitude, wavelength=wavelength, seed=(first + k) % 2**64)
+                for k, shape in enumerate(sketch_shapes())
+            ]
+            staged = write_svg_polylines(
+                files.staging / "wobble.svg", lines, width=400, height=300, stroke_width=2.0
+            )
+        (path,) = files.final([staged])
+    except _USER_ERRORS as exc:
         raise _fail(exc) from None
     _out.print(f"wrote {path} ({len(lines)} wobbly lines)", markup=False, highlight=False)
 
@@ -669,9 +693,15 @@ def run(argv: list[str] | None = None) -> int:
     little memory and unexpected errors (status 1; ``WORLDGEN_DEBUG=1``
     re-raises these to show the traceback).
     """
+    from worldgen._jit import interruptible
+
     command = typer.main.get_command(app)
     try:
-        code = command.main(args=argv, prog_name="worldgen", standalone_mode=False)
+        # Ctrl-C inside a kernel the library did not guard (or while numba
+        # compiles) arrives as a SystemError around it: interruptible() says
+        # what it is.
+        with interruptible():
+            code = command.main(args=argv, prog_name="worldgen", standalone_mode=False)
     except _ClickException as exc:
         message = exc.format_message()
         if message:  # empty when the help was shown instead (no arguments)
@@ -680,14 +710,9 @@ def run(argv: list[str] | None = None) -> int:
             )
         return exc.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        _err.print("[red]interrupted[/red]", highlight=False)
-        return 130
-    except MemoryError:
-        _err.print(
-            "[red]error:[/red] out of memory; make a smaller map, or cut it into tiles",
-            highlight=False,
-        )
-        return 1
+        return _fail(KeyboardInterrupt()).exit_code
+    except MemoryError as exc:
+        return _fail(exc).exit_code
     except Exception as exc:
         if os.environ.get("WORLDGEN_DEBUG"):
             raise
@@ -698,7 +723,7 @@ def run(argv: list[str] | None = None) -> int:
         )
         return 1
     if code == 130:  # newer typer turns Ctrl-C into a silent Exit(130)
-        _err.print("[red]interrupted[/red]", highlight=False)
+        return _fail(KeyboardInterrupt()).exit_code
     return code if isinstance(code, int) else 0
 
 

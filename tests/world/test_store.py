@@ -216,13 +216,19 @@ def test_store_refuses_files_that_are_not_stores(tmp_path):
     text.write_text("not a database, but long enough to have a header " * 10)
     with pytest.raises(ValueError, match=r"notes\.db is not a worldgen chunk store"):
         ChunkStore(text, KEY)
-    foreign = tmp_path / "foreign.db"
-    db = sqlite3.connect(foreign)
-    db.execute("CREATE TABLE things (a)")
-    db.commit()
-    db.close()
+    foreign = sqlite_file(tmp_path / "foreign.db", "CREATE TABLE things (a)")
     with pytest.raises(ValueError, match=r"foreign\.db is an SQLite file but not"):
         ChunkStore(foreign, KEY)
+
+
+def sqlite_file(path, *statements):
+    """A new SQLite file made by someone else, with ``statements`` run."""
+    db = sqlite3.connect(path)
+    for statement in statements:
+        db.execute(statement)
+    db.commit()
+    db.close()
+    return path
 
 
 def test_store_checks_its_arguments(tmp_path):
@@ -512,3 +518,98 @@ def test_fake_generator_is_a_valid_world():
     assert (np.take_along_axis(chunk.blocks, top, axis=0) != AIR).all()
     above = np.arange(Y_SIZE)[:, None, None] > top
     assert (chunk.blocks[above] == AIR).all()
+
+
+# Opening and failing: concurrent creation, clear errors, foreign files
+
+
+def _open_and_write_rounds(path_pattern, worker, rounds, barrier, errors):
+    """One of several processes: for each round, meet the others, then open
+    the round's new store at once with them and write one chunk."""
+    try:
+        for r in range(rounds):
+            barrier.wait(timeout=60)
+            with ChunkStore(path_pattern.format(r), KEY) as store:
+                store.put(Chunk(worker, r, np.full((2, CHUNK, CHUNK), worker, np.uint8),
+                                np.full((CHUNK, CHUNK), r, np.int16)))  # fmt: skip
+    except BaseException as exc:
+        errors.put(f"worker {worker}, round {r}: {type(exc).__name__}: {exc}")
+        barrier.abort()
+
+
+def test_four_processes_open_and_write_one_new_store_at_once(tmp_path):
+    import multiprocessing
+
+    workers, rounds = 4, 100
+    context = multiprocessing.get_context("fork")
+    barrier = context.Barrier(workers)
+    errors = context.Queue()
+    pattern = str(tmp_path / "round{}.db")
+    procs = [
+        context.Process(target=_open_and_write_rounds, args=(pattern, w, rounds, barrier, errors))
+        for w in range(workers)
+    ]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(timeout=120)
+    found = [errors.get() for _ in range(errors.qsize())] if not errors.empty() else []
+    assert not found, found[:3]
+    assert [proc.exitcode for proc in procs] == [0] * workers
+    for r in range(rounds):
+        with ChunkStore(pattern.format(r), KEY) as store:
+            assert store.keys() == [(w, r) for w in range(workers)], f"round {r}"
+
+
+def test_a_directory_as_store_names_the_path_and_the_fix(tmp_path):
+    with pytest.raises(OSError, match=r"is a directory.*world\.db") as info:
+        ChunkStore(tmp_path, KEY)
+    assert str(tmp_path) in str(info.value)
+    assert not isinstance(info.value, sqlite3.Error)
+
+
+def test_a_truncated_store_is_reported_as_damaged(tmp_path):
+    path = tmp_path / "w.db"
+    with ChunkStore(path, KEY) as store:
+        store.put_many(fake_chunk(cx, 0) for cx in range(40))
+    data = path.read_bytes()
+    assert len(data) > 3 * 4096
+    path.write_bytes(data[: len(data) // 3])
+    with pytest.raises(OSError, match=r"w\.db is damaged") as info:
+        with ChunkStore(path, KEY) as store:
+            for cx in range(40):
+                store.get(cx, 0)
+    assert str(path) in str(info.value) and not isinstance(info.value, sqlite3.Error)
+
+
+def test_a_read_only_store_that_needs_a_write(tmp_path):
+    path = tmp_path / "w.db"
+    with ChunkStore(path, KEY) as store:
+        store._conn().execute("PRAGMA query_only = ON")  # as a read-only file would answer
+        assert store.get(0, 0) is None
+        with pytest.raises(OSError, match=r"w\.db is read-only.*writable") as info:
+            store.put(fake_chunk(0, 0))
+    assert not isinstance(info.value, sqlite3.Error)
+
+
+def test_a_full_disk_names_the_store_and_keeps_earlier_chunks(tmp_path):
+    path = tmp_path / "w.db"
+    with ChunkStore(path, KEY) as store:
+        store.put(fake_chunk(0, 0))
+        pages = store._conn().execute("PRAGMA page_count").fetchone()[0]
+        store._conn().execute(f"PRAGMA max_page_count = {pages + 2}")
+        with pytest.raises(OSError, match=r"w\.db cannot grow: the disk .*full") as info:
+            store.put_many(fake_chunk(cx, 1) for cx in range(30))
+        assert not isinstance(info.value, sqlite3.Error)
+        assert store.keys() == [(0, 0)]
+
+
+def test_store_refuses_a_foreign_sqlite_file_with_an_empty_meta_table(tmp_path):
+    foreign = sqlite_file(
+        tmp_path / "foreign.db", "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)"
+    )
+    with pytest.raises(ValueError, match=r"foreign\.db is an SQLite file but not"):
+        ChunkStore(foreign, KEY)
+    db = sqlite3.connect(foreign)
+    assert db.execute("SELECT COUNT(*) FROM meta").fetchone()[0] == 0, "the file was changed"
+    db.close()

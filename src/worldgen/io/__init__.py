@@ -6,6 +6,8 @@
   drawings.
 - :func:`write_map_set`, :func:`write_terrain_set`: everything a map (and
   terrain) config makes, into one folder; :func:`write_mesh`: meshes.
+- :func:`output_set`: a set of files written aside and swapped into a
+  folder whole, with a manifest (:data:`MANIFEST`) written last.
 """
 
 from worldgen.io._animation import write_gif, write_png_frames, write_svg_polylines
@@ -21,13 +23,17 @@ from worldgen.io._heightmap import (
 from worldgen.io._image import write_grey_png, write_rgb_png
 from worldgen.io._mapset import write_map_set, write_terrain_set
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
+from worldgen.io._outset import MANIFEST, output_set, read_manifest
 from worldgen.io._tilemap import read_tiled_json, read_tiles_csv, write_tiled_json, write_tiles_csv
 
 __all__ = [
     "FORMATS",
+    "MANIFEST",
     "MESH_FORMATS",
     "HeightmapSizeWarning",
     "atomic_output",
+    "output_set",
+    "read_manifest",
     "read_tiled_json",
     "read_tiles_csv",
     "unity_size_note",

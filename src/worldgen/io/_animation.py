@@ -15,7 +15,7 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 from PIL import Image
 
-from worldgen.io._atomic import atomic_output
+from worldgen.io._atomic import atomic_output, check_file_name
 from worldgen.noise._validate import check_positive
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
@@ -108,18 +108,6 @@ def write_gif(
     return target
 
 
-def _check_prefix(prefix: object) -> str:
-    if not isinstance(prefix, str) or not prefix:
-        raise ValueError(f"prefix must be a non-empty string, got {prefix!r}")
-    separators = {"/", os.sep} | ({os.altsep} if os.altsep else set())
-    if any(sep in prefix for sep in separators) or prefix in (".", "..") or "\0" in prefix:
-        raise ValueError(
-            f"prefix must be a plain file name part without path separators, got {prefix!r}; "
-            "put folders in directory instead"
-        )
-    return prefix
-
-
 def _frame_paths(folder: pathlib.Path, prefix: str, count: int) -> list[pathlib.Path]:
     """``prefix_0000.png`` ...: four digits, or as many as ``count - 1`` needs."""
     digits = max(4, len(str(count - 1)))
@@ -167,7 +155,7 @@ def write_png_frames(
     ['frame_0000.png', 'frame_0001.png']
     """
     frames = _frames(frames)
-    prefix = _check_prefix(prefix)
+    prefix = check_file_name(prefix, "prefix")
     paths = _frame_paths(pathlib.Path(directory), prefix, len(frames))
     with contextlib.ExitStack() as stack:
         for target, frame in zip(paths, frames):

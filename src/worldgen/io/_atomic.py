@@ -51,3 +51,17 @@ def atomic_output(path: str | os.PathLike) -> Iterator[pathlib.Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def check_file_name(value: object, name: str, where: str = "directory") -> str:
+    """``value`` as a plain file name (or name part): no folders, so what is
+    written under it stays inside ``where``."""
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+    separators = {"/", os.sep} | ({os.altsep} if os.altsep else set())
+    if any(sep in value for sep in separators) or value in (".", "..") or "\0" in value:
+        raise ValueError(
+            f"{name} must be a plain file name part without path separators, got {value!r}; "
+            f"put folders in {where} instead"
+        )
+    return value

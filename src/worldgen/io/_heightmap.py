@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 from PIL import Image
 
-from worldgen.io._atomic import atomic_output
+from worldgen.io._atomic import atomic_output, check_file_name
 from worldgen.io._image import check_unit, write_grey_png
 from worldgen.noise._validate import check_int
 from worldgen.terrain._checks import finite_values, height_field
@@ -117,11 +117,13 @@ def write_tiles(
     """Cut ``heights`` into ``tile`` x ``tile`` pieces written as
     ``{name}_x{i}_y{j}`` (column i, row j; the last ones may be smaller).
 
-    Neighbouring tiles share no pixels; to make tiles whose edges repeat
+    ``name`` is a plain file name part (no folders), so every tile stays
+    inside ``directory``. Neighbouring tiles share no pixels; to make tiles whose edges repeat
     their neighbours' (as some engines want), make the map one pixel larger
     and cut with overlapping windows instead.
     """
     tile = check_int(tile, "tile", 1, 2**20)
+    name = check_file_name(name, "name")
     heights = height_field(heights)
     paths = []
     directory = pathlib.Path(directory)

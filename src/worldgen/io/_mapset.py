@@ -9,9 +9,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from worldgen._memory import MAP_BYTES_PER_CELL, TERRAIN_BYTES_PER_CELL, check_memory
 from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
+from worldgen.io._outset import output_set
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
 from worldgen.noise._validate import check_instance
 from worldgen.terrain._classify import band_colours
@@ -29,6 +31,16 @@ STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "fil
 # The largest side of tilemap.png, in pixels; a bigger map shows its centre.
 PREVIEW_PIXELS = 2048
 TERRAIN_STAGES = (*STAGES[:5], "ridges", "erosion", "thermal", "rivers", *STAGES[5:], "mesh")
+# File names of the extra height map formats: each its own, so that none
+# overwrites the 16-bit ``height.png``.
+HEIGHT_FILES = {
+    "png16": "height.png",
+    "png8": "height8.png",
+    "raw16": "height.raw",
+    "r16": "height.r16",
+    "tiff": "height.tif",
+    "npy": "height.npy",
+}
 
 
 def write_map_set(
@@ -53,8 +65,15 @@ def write_map_set(
     central :data:`PREVIEW_PIXELS` square when bigger), ``tilemap.csv`` (the
     cleaned-up band classes) and ``autotile.csv`` (each tile's 8-neighbour
     autotile bitmask, see :func:`~worldgen.terrain.autotile_masks`). ``formats`` adds height
-    maps in more formats (see :data:`worldgen.io.FORMATS`); ``tile`` also
-    writes the heights cut into ``tile`` x ``tile`` PNGs under ``tiles/``.
+    maps in more formats (see :data:`worldgen.io.FORMATS`), each under its
+    own name (:data:`HEIGHT_FILES`: ``height8.png``, ``height.raw``,
+    ``height.r16``, ``height.tif``, ``height.npy``); ``tile`` also writes
+    the heights cut into ``tile`` x ``tile`` PNGs under ``tiles/``.
+
+    The files are written aside and swapped in together, with the manifest
+    ``worldgen-set.json`` last (see :func:`worldgen.io.output_set`): ``out``
+    is checked before any work, and a run that fails, is interrupted or is
+    killed never leaves a mix of two sets.
 
     Parameters
     ----------
@@ -76,8 +95,62 @@ def write_map_set(
         The files written, in order.
     """
     config = _check_options(config, formats, tile, relief)
-    layers = make_layers(config, window, progress=progress)
-    return _write_layers(config, window, layers, out, formats, tile, blend, progress)
+    _check_work(config, window=window)
+    with output_set(out, command="map", about=_about(config)) as files:
+        layers = make_layers(config, window, progress=progress)
+        written = _write_layers(
+            config, window, layers, files.staging, formats, tile, blend, progress
+        )
+    return files.final(written)
+
+
+def _about(config: MapConfig) -> str:
+    t = config.terrain
+    return f"{t.width}x{t.height}, seed {t.seed}"
+
+
+# Most work a terrain set may ask for: droplets per map cell, and thermal
+# iterations per cell of width + height. Beyond them more work changes
+# little (slopes settle across the map in a few times its side) and would
+# take hours.
+MAX_DROPLETS_PER_CELL = 256
+MAX_THERMAL_PER_SIDE = 2
+
+_TOO_BIG = (
+    "make a smaller map, or make the big one in windows of a seamless "
+    "normalisation (worldgen.terrain.Window, normalize='global'), or wait for the Dask path"
+)
+
+
+def _check_work(
+    config: MapConfig,
+    terrain_config: TerrainConfig | None = None,
+    *,
+    window: Window | None = None,
+) -> None:
+    """Refuse, before any work, requests that would not fit in memory or
+    would run for hours (for ``window``, default the whole map)."""
+    window = config.terrain.window if window is None else window
+    w, h = window.width, window.height
+    if terrain_config is None:
+        need, what = MAP_BYTES_PER_CELL * w * h, "map"
+    else:
+        need, what = TERRAIN_BYTES_PER_CELL * w * h, "terrain"
+        most = MAX_DROPLETS_PER_CELL * w * h
+        if terrain_config.droplets is not None and terrain_config.droplets > most:
+            raise ValueError(
+                f"droplets must be at most {MAX_DROPLETS_PER_CELL} per map cell ({most:,} for "
+                f"this {w} x {h} map), got {terrain_config.droplets:,}; the default is one per "
+                "four cells, and more than a few per cell only deepens the same valleys"
+            )
+        most = MAX_THERMAL_PER_SIDE * (w + h)
+        if terrain_config.thermal > most:
+            raise ValueError(
+                f"thermal must be at most {MAX_THERMAL_PER_SIDE} x (width + height) = {most:,} "
+                f"iterations for this {w} x {h} map, got {terrain_config.thermal:,}; slopes "
+                "settle long before that (tens to hundreds of iterations are usual)"
+            )
+    check_memory(need, "width, height", f"a {w} x {h} {what} set", _TOO_BIG)
 
 
 def _check_options(config: MapConfig, formats, tile, relief) -> MapConfig:
@@ -117,7 +190,7 @@ def _write_layers(
     )
     for fmt in formats:
         if fmt != "png16":
-            written.append(write_heightmap(out / "height", heights, fmt))
+            written.append(write_heightmap(out / HEIGHT_FILES[fmt], heights, fmt))
     if tile is not None:
         written += write_tiles(out / "tiles", "height", heights, tile)
     return written
@@ -171,7 +244,17 @@ def write_terrain_set(
     for fmt in meshes:
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
-    out = pathlib.Path(out)
+    _check_work(config, terrain_config)
+    with output_set(out, command="terrain", about=_about(config)) as files:
+        written = _write_terrain(
+            config, terrain_config, files.staging, formats, meshes, tile, blend, progress
+        )
+    return files.final(written)
+
+
+def _write_terrain(
+    config, terrain_config, out, formats, meshes, tile, blend, progress
+) -> list[pathlib.Path]:
     terrain = make_terrain(config, terrain_config, progress=progress)
     written = _write_layers(config, None, terrain.layers, out, formats, tile, blend, progress)
     colour = shaded_colour(config, terrain.heights, blend=blend, halo=0)

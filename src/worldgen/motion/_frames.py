@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from worldgen._jit import interruptible
+from worldgen._memory import ANIMATION_BYTES_PER_PIXEL, check_memory
 from worldgen.noise import Fractal, Noise, Perlin, axis
 from worldgen.noise._generators import HASH_PERIOD
 from worldgen.noise._validate import (
@@ -27,6 +29,11 @@ from worldgen.terrain._shading import _check_stops, colour_ramp
 
 MAX_SIDE = 2**16
 MAX_FRAMES = 2**20
+MAX_PRESET_FRAMES = 10_000
+"""Most frames of a ready-made animation: over ten minutes of GIF at 16 fps."""
+# Frames sampled per call of the noise, so that Ctrl-C (handled between
+# calls) stops a long animation within about a second.
+_PIXELS_PER_SLICE = 2**20
 
 
 def _check_noise(noise: object, loop: bool) -> None:
@@ -69,19 +76,27 @@ def _sample_frames(
     x = axis(0.0, width, 1.0 / scale)
     y = axis(0.0, height, 1.0 / scale)
     index = np.arange(start, start + frames, dtype=np.float64)
-    if not loop and rise == 0.0:
-        return noise.grid(x, y, index * speed, unit=True)
     out = np.empty((frames, height, width))
+    if not loop and rise == 0.0:
+        # Every sample is a function of its own point: slices of the time
+        # axis give the bytes of one whole grid.
+        step = max(1, _PIXELS_PER_SLICE // (width * height))
+        for first in range(0, frames, step):
+            times = index[first : first + step] * speed
+            with interruptible():
+                out[first : first + step] = noise.grid(x, y, times, unit=True)
+        return out
     radius = speed * frames / (2.0 * math.pi)
     angle = 2.0 * math.pi * index / frames
-    for k, f in enumerate(index.tolist()):
-        rows = y + f * rise
-        if loop:
-            z = [radius * math.cos(angle[k])]
-            w = [radius * math.sin(angle[k])]
-            out[k] = noise.grid(x, rows, z, w, unit=True)[0, 0]
-        else:
-            out[k] = noise.grid(x, rows, [f * speed], unit=True)[0]
+    with interruptible():
+        for k, f in enumerate(index.tolist()):
+            rows = y + f * rise
+            if loop:
+                z = [radius * math.cos(angle[k])]
+                w = [radius * math.sin(angle[k])]
+                out[k] = noise.grid(x, rows, z, w, unit=True)[0, 0]
+            else:
+                out[k] = noise.grid(x, rows, [f * speed], unit=True)[0]
     return out
 
 
@@ -160,6 +175,7 @@ def noise_frames(
         raise ValueError(f"scale={scale!r} is too small: keep max(width, height) / scale < 2**40")
     if speed * (start + frames) >= 2**40:
         raise ValueError(f"speed={speed!r} is too large: keep speed * (start + frames) < 2**40")
+    _check_frames_memory(16, frames, width, height)
     return _sample_frames(
         noise,
         width,
@@ -257,6 +273,15 @@ PRESETS: dict[str, Preset] = {
 }
 
 
+def _check_frames_memory(per_pixel: int, frames: int, width: int, height: int) -> None:
+    check_memory(
+        per_pixel * frames * width * height,
+        "frames, width, height",
+        f"{frames:,} frames of {width} x {height}",
+        "make fewer or smaller frames, or make the animation in pieces (start=...)",
+    )
+
+
 def _tile_rows(noise: Noise, period: int) -> Noise:
     """``noise`` made to repeat every ``period`` units along y, in 4D."""
     periods = (HASH_PERIOD, period, HASH_PERIOD, HASH_PERIOD)
@@ -289,7 +314,7 @@ def preset_frames(
     width, height : int
         Frame size in pixels, 1 to 65536.
     frames : int
-        Number of frames, >= 1.
+        Number of frames, 1 to 10,000 (:data:`MAX_PRESET_FRAMES`).
     loop : bool
         Make the last frame flow into the first (see :func:`noise_frames`).
 
@@ -302,7 +327,8 @@ def preset_frames(
     ------
     ValueError
         If ``name`` is not a preset (the message lists them), or a size is
-        out of range.
+        out of range; :class:`~worldgen._memory.MemoryLimitError` if the
+        frames would not fit in the memory available.
 
     Examples
     --------
@@ -316,7 +342,8 @@ def preset_frames(
     preset = PRESETS[name]
     width = check_int(width, "width", 1, MAX_SIDE)
     height = check_int(height, "height", 1, MAX_SIDE)
-    frames = check_int(frames, "frames", 1, MAX_FRAMES)
+    frames = check_int(frames, "frames", 1, MAX_PRESET_FRAMES)
+    _check_frames_memory(ANIMATION_BYTES_PER_PIXEL, frames, width, height)
     loop = bool(loop)
     noise = preset.noise.with_seed(seed)
     rise = float(preset.rise)

@@ -17,7 +17,13 @@ from worldgen.world._config import WorldConfig
 from worldgen.world._generator import BIOMES, generate_chunk, generate_region
 from worldgen.world._outputs import open_world, write_world_set
 from worldgen.world._render import cross_section, top_down
-from worldgen.world._store import ChunkStore, CorruptChunkError, StoreMismatchError, World
+from worldgen.world._store import (
+    ChunkStore,
+    CorruptChunkError,
+    StoreFileError,
+    StoreMismatchError,
+    World,
+)
 from worldgen.world._voxel_mesh import VoxelMesh, greedy_mesh, write_voxel_glb
 
 __all__ = [
@@ -31,6 +37,7 @@ __all__ = [
     "Chunk",
     "ChunkStore",
     "CorruptChunkError",
+    "StoreFileError",
     "StoreMismatchError",
     "VoxelMesh",
     "World",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import numbers
 import os
 import pathlib
 from collections.abc import Callable
@@ -10,7 +11,9 @@ from collections.abc import Callable
 import numba
 import numpy as np
 
+from worldgen._memory import WORLD_CHUNK_COPIES, check_memory
 from worldgen.io._image import write_rgb_png
+from worldgen.io._outset import output_set
 from worldgen.noise._validate import check_int
 from worldgen.world._chunk import CHUNK, Chunk, chunk_range
 from worldgen.world._config import WorldConfig
@@ -82,36 +85,61 @@ def write_world_set(
     Files: the store; ``world_map.png`` (seen from above, a pixel per
     column); ``section.png`` (the x-y slice through ``z``, caves and all);
     ``region.glb`` (a greedy-meshed block model of the chunks within
-    ``mesh_radius`` blocks, one colour per block type).
+    ``mesh_radius`` blocks, one colour per block type). The pictures are
+    swapped into ``out`` as one set (see :func:`worldgen.io.output_set`);
+    the store keeps every committed chunk whatever happens.
+
+    ``threads``: generator threads, 1 to 1024 (default: every CPU); 0 or
+    less is refused before anything is written.
     """
     x = check_int(x, "x", -(2**30), 2**30)
     z = check_int(z, "z", -(2**30), 2**30)
     radius = check_int(radius, "radius", 1, 4096)
     mesh_radius = check_int(mesh_radius, "mesh_radius", 1, 512)
-    out = pathlib.Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    store_path = out / "world.db" if store is None else pathlib.Path(store)
-    world, chunk_store = open_world(config, store_path, threads=threads)
-    try:
-        world.pregenerate(x, z, radius, progress=progress)
-        near = chunk_range(x, z, radius)
-        chunks = [world.chunk(cx, cz) for cx, cz in near]
-        blocks, _, z0 = assemble(chunks)
-        written = [store_path]
-        written.append(
-            write_rgb_png(
-                out / "world_map.png",
-                top_down(blocks, y_min=config.y_min, sea_level=config.sea_level),
+    if threads is not None and (
+        isinstance(threads, bool)
+        or not isinstance(threads, numbers.Integral)
+        or not 1 <= threads <= 1024
+    ):
+        raise ValueError(
+            f"threads must be an integer from 1 to 1024, got {threads!r}; leave it out "
+            "to use every CPU"
+        )
+    chunks = len(chunk_range(x, z, radius))
+    check_memory(
+        WORLD_CHUNK_COPIES * chunks * config.height * CHUNK * CHUNK,
+        "radius",
+        f"{chunks:,} chunks within {radius} blocks",
+        "choose a smaller radius; chunks already in the store are read, not made again, "
+        "so a big world can be filled by several runs around different points",
+    )
+    about = f"seed {config.seed}, {radius} blocks around {x}, {z}"
+    with output_set(out, command="world", about=about) as files:
+        store_path = files.out / "world.db" if store is None else pathlib.Path(store)
+        world, chunk_store = open_world(config, store_path, threads=threads)
+        try:
+            pictures = _draw_world(
+                world, config, files.staging, x, z, radius, mesh_radius, progress
             )
-        )
-        written.append(
-            write_rgb_png(out / "section.png", cross_section(blocks, z - z0, y_min=config.y_min))
-        )
-        close = [c for c in chunks if (c.cx, c.cz) in set(chunk_range(x, z, mesh_radius))]
-        region, rx0, rz0 = assemble(close)
-        mesh = greedy_mesh(region, y_min=config.y_min, origin=(rx0, rz0))
-        written.append(write_voxel_glb(out / "region.glb", mesh))
-    finally:
-        if chunk_store is not None:
-            chunk_store.close()
+        finally:
+            if chunk_store is not None:
+                chunk_store.close()
+    return [store_path, *files.final(pictures)]
+
+
+def _draw_world(world, config, out, x, z, radius, mesh_radius, progress) -> list[pathlib.Path]:
+    world.pregenerate(x, z, radius, progress=progress)
+    near = chunk_range(x, z, radius)
+    chunks = [world.chunk(cx, cz) for cx, cz in near]
+    blocks, _, z0 = assemble(chunks)
+    written = [
+        write_rgb_png(
+            out / "world_map.png", top_down(blocks, y_min=config.y_min, sea_level=config.sea_level)
+        ),
+        write_rgb_png(out / "section.png", cross_section(blocks, z - z0, y_min=config.y_min)),
+    ]
+    close = [c for c in chunks if (c.cx, c.cz) in set(chunk_range(x, z, mesh_radius))]
+    region, rx0, rz0 = assemble(close)
+    mesh = greedy_mesh(region, y_min=config.y_min, origin=(rx0, rz0))
+    written.append(write_voxel_glb(out / "region.glb", mesh))
     return written

@@ -13,10 +13,12 @@ to serve chunks, so a changed config never mixes old and new terrain.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import os
 import pathlib
 import sqlite3
 import threading
+import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 
@@ -59,6 +61,12 @@ class CorruptChunkError(ValueError):
     """A stored chunk does not decode; :meth:`ChunkStore.delete` removes it."""
 
 
+class StoreFileError(OSError):
+    """The store file cannot be used as asked: it is a directory, damaged,
+    read-only, on a full disk or locked by another process. The message
+    names the file, the cause and what to do; the SQLite error is chained."""
+
+
 # (cx, cz, ysize, dtype name, compressed blocks + heights)
 _Row = tuple[int, int, int, str, bytes]
 
@@ -83,7 +91,15 @@ class ChunkStore:
     StoreMismatchError
         If the file was made with another world key or store format.
     ValueError
-        If the file is not a chunk store or cannot use write-ahead logging.
+        If the file is not a chunk store (an SQLite file made by another
+        program, even one with an empty ``meta`` table, is refused
+        unchanged) or cannot use write-ahead logging.
+    StoreFileError
+        An :class:`OSError` naming the file, the cause and the fix, when
+        SQLite fails: the path is a directory, the file is damaged (e.g.
+        truncated), read-only while a write is needed, on a full disk, or
+        locked by another process for longer than 30 s. Every method raises
+        it the same way.
     TypeError
         If ``world_key`` or ``describe`` is not a string.
 
@@ -102,6 +118,10 @@ class ChunkStore:
       decodes without outside knowledge; both are checked on reading.
     - One connection serves all threads, one call at a time behind a lock;
       compression happens outside the lock.
+    - Several processes may open one new file at once: the switch to
+      write-ahead logging, which SQLite refuses at once while another
+      connection makes it, is retried for up to 30 s; the tables and the
+      ``meta`` rows are made in one transaction.
 
     Examples
     --------
@@ -138,19 +158,16 @@ class ChunkStore:
                 self._path, timeout=_BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
             )
             self._describe = self._open(describe)
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             self.close()
-            if getattr(exc, "sqlite_errorname", "") == "SQLITE_NOTADB":
-                raise ValueError(f"{self._path} is not a worldgen chunk store: {exc}") from None
-            exc.add_note(f"while opening the chunk store {self._path}")
-            raise
+            raise _store_error(self._path, exc) from exc
         except BaseException:
             self.close()
             raise
 
     def _open(self, describe: str) -> str:
         db = self._db
-        mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        mode = _journal_mode_wal(db)
         if mode.lower() != "wal":
             raise ValueError(
                 f"{self._path}: SQLite could not use write-ahead logging (journal mode "
@@ -159,15 +176,17 @@ class ChunkStore:
         db.execute("PRAGMA synchronous=FULL")
         with self._transaction():
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-            if tables and "meta" not in tables:
+            # A store is made in one transaction, tables and meta rows
+            # together: tables without meta rows were made by someone else.
+            meta = self._read_meta() if "meta" in tables else {}
+            if tables and "format" not in meta:
                 raise ValueError(
                     f"{self._path} is an SQLite file but not a worldgen chunk store; "
                     "choose another path"
                 )
-            for statement in _SCHEMA:
-                db.execute(statement)
-            meta = dict(db.execute("SELECT name, value FROM meta"))
-            if not meta:
+            if not tables:
+                for statement in _SCHEMA:
+                    db.execute(statement)
                 meta = {
                     "format": str(FORMAT_VERSION),
                     "world_key": self._key,
@@ -176,6 +195,12 @@ class ChunkStore:
                 db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
         self._check_meta(meta)
         return meta.get("describe", "")
+
+    def _read_meta(self) -> dict[str, str]:
+        try:
+            return dict(self._db.execute("SELECT name, value FROM meta"))
+        except sqlite3.OperationalError:  # another table called meta
+            return {}
 
     def _check_meta(self, meta: dict[str, str]) -> None:
         if meta.get("format") != str(FORMAT_VERSION):
@@ -221,7 +246,7 @@ class ChunkStore:
             If the stored row does not decode.
         """
         cx, cz = _check_coords(cx, cz)
-        with self._lock:
+        with self._lock, self._errors():
             row = (
                 self._conn()
                 .execute(
@@ -246,7 +271,7 @@ class ChunkStore:
 
     def _put_rows(self, rows: list[_Row]) -> int:
         if rows:
-            with self._lock, self._transaction():
+            with self._lock, self._errors(), self._transaction():
                 self._conn().executemany(
                     "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?, ?, ?, ?)",
                     [(self._key, *row) for row in rows],
@@ -256,7 +281,7 @@ class ChunkStore:
     def delete(self, cx: int, cz: int) -> bool:
         """Remove chunk ``(cx, cz)``; True if it was stored."""
         cx, cz = _check_coords(cx, cz)
-        with self._lock, self._transaction():
+        with self._lock, self._errors(), self._transaction():
             cursor = self._conn().execute(
                 "DELETE FROM chunks WHERE world = ? AND cx = ? AND cz = ?", (self._key, cx, cz)
             )
@@ -265,7 +290,7 @@ class ChunkStore:
     def has(self, cx: int, cz: int) -> bool:
         """True if chunk ``(cx, cz)`` is stored."""
         cx, cz = _check_coords(cx, cz)
-        with self._lock:
+        with self._lock, self._errors():
             return self._has(cx, cz)
 
     def _has(self, cx: int, cz: int) -> bool:
@@ -281,19 +306,19 @@ class ChunkStore:
     def missing(self, coords: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
         """The ``(cx, cz)`` of ``coords`` that are not stored, in the given order."""
         checked = [_check_pair(pair) for pair in coords]
-        with self._lock:
+        with self._lock, self._errors():
             return [pair for pair in checked if not self._has(*pair)]
 
     def keys(self) -> list[tuple[int, int]]:
         """The ``(cx, cz)`` of every stored chunk, sorted."""
-        with self._lock:
+        with self._lock, self._errors():
             rows = self._conn().execute(
                 "SELECT cx, cz FROM chunks WHERE world = ? ORDER BY cx, cz", (self._key,)
             )
             return [(cx, cz) for cx, cz in rows]
 
     def __len__(self) -> int:
-        with self._lock:
+        with self._lock, self._errors():
             return (
                 self._conn()
                 .execute("SELECT COUNT(*) FROM chunks WHERE world = ?", (self._key,))
@@ -323,6 +348,14 @@ class ChunkStore:
 
     def _transaction(self):
         return _Transaction(self._conn())
+
+    @contextlib.contextmanager
+    def _errors(self):
+        """SQLite errors as errors that name the file, the cause and the fix."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise _store_error(self._path, exc) from exc
 
     @staticmethod
     def _encode(chunk: Chunk) -> _Row:
@@ -581,6 +614,63 @@ class World:
 
     def __repr__(self) -> str:
         return f"World({self._generate!r}, {self._store!r}, threads={self._threads})"
+
+
+def _journal_mode_wal(db: sqlite3.Connection) -> str:
+    """Switch ``db`` to write-ahead logging; returns the journal mode.
+
+    SQLite answers BUSY at once to this pragma while another connection
+    sets up the same new file (its busy timeout does not apply), so it is
+    retried, with growing pauses, for up to the busy timeout.
+    """
+    deadline = time.monotonic() + _BUSY_TIMEOUT
+    pause = 0.001
+    while True:
+        try:
+            return db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            busy = getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
+            if not busy or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(2 * pause, 0.05)
+
+
+def _store_error(path: pathlib.Path, exc: sqlite3.Error) -> Exception:
+    """The error to raise for SQLite's ``exc`` on the store at ``path``."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name == "SQLITE_NOTADB":
+        return ValueError(f"{path} is not a worldgen chunk store ({exc}); choose another path")
+    if name.startswith("SQLITE_CANTOPEN"):
+        if path.is_dir():
+            return StoreFileError(
+                f"{path} is a directory, not a store file; give a file path such as "
+                f"{path / 'world.db'}"
+            )
+        return StoreFileError(
+            f"{path} cannot be opened ({exc}); check that its folder exists and can be written"
+        )
+    if name.startswith("SQLITE_CORRUPT"):
+        why = "damaged (truncated or overwritten?)"
+        fix = "move it aside (a new store is made in its place) or restore a copy"
+    elif name.startswith(("SQLITE_READONLY", "SQLITE_PERM")):
+        why = "read-only"
+        fix = "make the file and its folder writable, or use another store path"
+    elif name == "SQLITE_FULL":
+        return StoreFileError(
+            f"{path} cannot grow: the disk (or its quota) is full ({exc}); free some space "
+            "or put the store on another disk; the chunks stored before are kept"
+        )
+    elif name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        why = f"locked by another process for more than {_BUSY_TIMEOUT:g} s"
+        fix = "let the other program finish, or use another store path"
+    elif name.startswith("SQLITE_IOERR"):
+        why = "unreadable or unwritable (a disk I/O error)"
+        fix = "check the disk, or use another store path"
+    else:
+        why = f"unusable ({name or type(exc).__name__})"
+        fix = "check the file, or use another store path"
+    return StoreFileError(f"{path} is {why}: {exc}; {fix}")
 
 
 def _check_coords(cx: object, cz: object) -> tuple[int, int]:

@@ -1,0 +1,98 @@
+"""Memory a request needs, estimated before the work, and refused if it does
+not fit.
+
+Each product's estimate is its measured peak (resident memory above the
+interpreter's, on 512 x 512 and 1024 x 1024 maps, 64- and 128-block worlds,
+160 x 160 and 320 x 320 animations) per cell, chunk or pixel, rounded up by
+about a sixth; ``tests/test_robust_io.py`` holds each estimate between the
+measured peak and twice it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+MAP_BYTES_PER_CELL = 160
+"""A map set (:func:`worldgen.io.write_map_set`): about 138 bytes per cell."""
+TERRAIN_BYTES_PER_CELL = 512
+"""A terrain set (:func:`worldgen.io.write_terrain_set`): about 445 bytes per cell."""
+WORLD_CHUNK_COPIES = 3.5
+"""A world set holds each chunk's blocks about 3 times (the chunks, the
+assembled block array and the pictures)."""
+ANIMATION_BYTES_PER_PIXEL = 32
+"""An animation (:func:`worldgen.motion.preset_frames` and its GIF): about
+27 bytes per pixel of every frame."""
+
+_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+
+
+class MemoryLimitError(ValueError):
+    """A request would need more memory than the machine has available."""
+
+
+def available_memory() -> int | None:
+    """Bytes a request may use: ``$WORLDGEN_MEMORY_LIMIT`` if set (a number
+    of bytes, or with a K, M, G or T suffix), else the memory the system
+    reports available (Linux ``MemAvailable``), else the physical memory,
+    else None (no limit known)."""
+    limit = os.environ.get("WORLDGEN_MEMORY_LIMIT", "").strip()
+    if limit:
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?", limit.lower())
+        if match is None:
+            raise ValueError(
+                f"WORLDGEN_MEMORY_LIMIT must be a size such as 8G or 512M, got {limit!r}"
+            )
+        return int(float(match[1]) * _UNITS[match[2]])
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def size_text(count: float) -> str:
+    """``count`` bytes for people: ``'1.5 GB'``."""
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if count < 1024 or unit == "TB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    raise AssertionError  # pragma: no cover
+
+
+def check_memory(need: float, parameter: str, request: str, way_out: str) -> None:
+    """Refuse a request that needs more memory than is available.
+
+    Parameters
+    ----------
+    need : float
+        Estimated bytes.
+    parameter : str
+        The parameter(s) that set the size, named in the error.
+    request : str
+        What was asked for, e.g. ``"a 50000 x 50000 map set"``.
+    way_out : str
+        What to do instead.
+
+    Raises
+    ------
+    MemoryLimitError
+        A :class:`ValueError` naming the parameter, the estimate, what is
+        available and the way out.
+
+    Examples
+    --------
+    >>> check_memory(1024, "width", "a tiny map", "make it smaller")
+    """
+    limit = available_memory()
+    if limit is not None and need > limit:
+        raise MemoryLimitError(
+            f"{parameter}: {request} needs about {size_text(need)} of memory, but "
+            f"{size_text(limit)} is available; {way_out}"
+        )

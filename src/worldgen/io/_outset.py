@@ -1,0 +1,256 @@
+"""Output sets: a directory holds complete sets of files, never a mix of two runs.
+
+A set is written aside, into a hidden staging folder inside the output
+directory, and swapped in only when every file is there:
+
+    lock the directory -> clean up what killed runs left -> stage the files
+    -> write the commit list -> drop the old manifest -> move the files in
+    -> write the new manifest (last) -> remove the staging folder
+
+``worldgen-set.json``, written last, lists the files of each complete set
+with their sizes and SHA-256 digests. A run that fails or is interrupted
+removes its staging folder; one that is killed leaves it, and the next run
+into the same directory removes it (or, if the kill came during the moves,
+which take milliseconds, finishes them) before it does anything else. So a
+killed run leaves the previous complete set, or, in that short window, no
+manifest until the next run completes the moves: never a manifest over a
+mix. A new set replaces every earlier set it shares a file name with (and
+removes that set's other files); sets of other commands with other names,
+and files worldgen did not write, are left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+
+from worldgen.io._atomic import atomic_output
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no lock
+    fcntl = None
+
+MANIFEST = "worldgen-set.json"
+"""The manifest of the complete sets in an output directory, written last."""
+
+_STAGING = ".worldgen-staging-"
+_COMMIT = ".commit.json"
+_FORMAT = 1
+
+
+def check_output_dir(out: str | os.PathLike, name: str = "out") -> pathlib.Path:
+    """``out`` as a path to a directory worldgen can write into, made if missing.
+
+    Raises
+    ------
+    NotADirectoryError
+        If ``out`` (or a folder above it) is a file.
+    PermissionError
+        If the directory cannot be made or written into.
+    """
+    if not isinstance(out, (str, os.PathLike)) or str(out) == "":
+        raise TypeError(f"{name} must be a directory path, got {out!r}")
+    path = pathlib.Path(out)
+    if path.exists() and not path.is_dir():
+        raise NotADirectoryError(
+            f"{name}: {path} is a file, not a directory; choose a directory path for the output"
+        )
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise NotADirectoryError(
+            f"{name}: {path} cannot be made because a folder above it is a file; "
+            "choose another directory"
+        ) from None
+    except PermissionError as exc:
+        raise PermissionError(
+            f"{name}: cannot make the directory {path} ({exc.strerror}); choose one you can write to"
+        ) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise PermissionError(
+            f"{name}: cannot write into {path}; choose a directory you can write to"
+        )
+    return path
+
+
+class OutputSet:
+    """A set being staged; see :func:`output_set`."""
+
+    def __init__(self, out: pathlib.Path, staging: pathlib.Path):
+        self.out = out
+        self.staging = staging
+
+    def final(self, paths: Iterable[os.PathLike]) -> list[pathlib.Path]:
+        """Where staged ``paths`` are (or will be) once the set is swapped in."""
+        return [self.out / pathlib.Path(p).relative_to(self.staging) for p in paths]
+
+
+@contextlib.contextmanager
+def output_set(
+    out: str | os.PathLike, *, command: str, about: str = "", name: str = "out"
+) -> Iterator[OutputSet]:
+    """Stage a set of files for ``out`` and swap it in when the block ends.
+
+    Checks ``out`` (see :func:`check_output_dir`) and takes the directory's
+    lock before the block runs, so a bad ``out`` fails before any work.
+    Write the files under ``staging`` of the yielded :class:`OutputSet`; if
+    the block raises (or is interrupted), nothing in ``out`` changes.
+
+    Parameters
+    ----------
+    out : path-like
+        The output directory.
+    command : str
+        What made the set (``"map"``, ``"terrain"``...), for the manifest.
+    about : str
+        A summary of its config, for the manifest.
+    name : str
+        The parameter name errors use for ``out``.
+
+    Raises
+    ------
+    BlockingIOError
+        If another worldgen run is writing into ``out``.
+    NotADirectoryError, PermissionError
+        If ``out`` cannot be written into.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp())
+    >>> with output_set(out, command="demo") as files:
+    ...     _ = (files.staging / "a.txt").write_text("a")
+    >>> sorted(p.name for p in out.iterdir())
+    ['a.txt', 'worldgen-set.json']
+    """
+    made = not os.path.lexists(out)
+    path = check_output_dir(out, name)
+    try:
+        with _locked(path, name):
+            recover(path)
+            staging = pathlib.Path(tempfile.mkdtemp(prefix=_STAGING, dir=path))
+            try:
+                yield OutputSet(path, staging)
+                _commit(path, staging, command, about)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+    except BaseException:
+        if made:  # leave no empty directory behind a failed first run
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        raise
+
+
+def read_manifest(out: str | os.PathLike) -> list[dict]:
+    """The complete sets recorded in ``out``'s manifest (none if it has none)."""
+    try:
+        data = json.loads((pathlib.Path(out) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    sets = data.get("sets") if isinstance(data, dict) else None
+    return [s for s in sets if isinstance(s, dict)] if isinstance(sets, list) else []
+
+
+def recover(out: pathlib.Path) -> None:
+    """Finish or remove what killed runs left in ``out`` (call with its lock).
+
+    A staging folder with a commit list was killed while moving its files
+    in: the moves are finished. Any other staging folder is removed.
+    """
+    for staging in sorted(out.glob(f"{_STAGING}*")):
+        if (staging / _COMMIT).is_file():
+            try:
+                plan = json.loads((staging / _COMMIT).read_text(encoding="utf-8"))
+                _swap_in(out, staging, plan)
+            except (OSError, ValueError, KeyError, TypeError):
+                pass  # an unreadable plan: nothing to finish
+        shutil.rmtree(staging, ignore_errors=True)
+    for part in out.glob(f".{MANIFEST}.*.part"):
+        part.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _locked(path: pathlib.Path, name: str) -> Iterator[None]:
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BlockingIOError(
+                f"{name}: another worldgen run is writing into {path}; wait for it to "
+                "finish or choose another directory"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _digest(path: pathlib.Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str) -> None:
+    files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+    entry = {
+        "command": command,
+        "about": about,
+        "files": {
+            rel: {"bytes": (staging / rel).stat().st_size, "sha256": _digest(staging / rel)}
+            for rel in files
+        },
+    }
+    new = set(files)
+    kept, replaced = [], []
+    for old in read_manifest(out):
+        (replaced if new & set(old.get("files", {})) else kept).append(old)
+    stale = sorted({rel for old in replaced for rel in old["files"]} - new)
+    plan = {"sets": [*kept, entry], "files": files, "stale": stale}
+    with atomic_output(staging / _COMMIT) as tmp:
+        tmp.write_text(json.dumps(plan), encoding="utf-8")
+    _swap_in(out, staging, plan)
+
+
+def _swap_in(out: pathlib.Path, staging: pathlib.Path, plan: dict) -> None:
+    """Drop the old manifest, remove stale files, move the staged files in,
+    write the manifest; safe to repeat after a kill part-way."""
+    (out / MANIFEST).unlink(missing_ok=True)
+    for rel in plan["stale"]:
+        target = _inside(out, rel)
+        target.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # only if empty
+            if target.parent != out:
+                target.parent.rmdir()
+    for rel in [*plan["stale"], *plan["files"]]:
+        # Hidden partial files that runs of older versions left beside them.
+        target = _inside(out, rel)
+        if target.parent.is_dir():
+            for part in target.parent.glob(f".{target.name}.*.part"):
+                part.unlink(missing_ok=True)
+    for rel in plan["files"]:
+        source = staging / rel
+        if source.exists():  # else moved before a kill
+            target = _inside(out, rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+    with atomic_output(out / MANIFEST) as tmp:
+        tmp.write_text(
+            json.dumps({"format": _FORMAT, "sets": plan["sets"]}, indent=1), encoding="utf-8"
+        )
+
+
+def _inside(out: pathlib.Path, rel: str) -> pathlib.Path:
+    target = out / rel
+    if ".." in pathlib.PurePosixPath(rel).parts or pathlib.PurePosixPath(rel).is_absolute():
+        raise ValueError(f"{out / MANIFEST} names a file outside {out}: {rel!r}")
+    return target

@@ -1,0 +1,149 @@
+"""Output sets: whole sets swapped in, no mixes, no stale temporaries, own
+names per format, ``out`` checked before the work, names kept inside."""
+
+import json
+import os
+import pathlib
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from worldgen.config import map_config
+from worldgen.io import MANIFEST, _outset, output_set, read_manifest, write_map_set, write_tiles
+
+SMALL = {"terrain": {"width": 24, "height": 16, "scale": 8.0}}
+
+
+def small(seed: int):
+    return map_config({"terrain": {**SMALL["terrain"], "seed": seed}})
+
+
+def snapshot(folder: pathlib.Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.mark.filterwarnings("ignore::worldgen.io.HeightmapSizeWarning")
+def test_every_export_format_has_its_own_name(tmp_path):
+    written = write_map_set(
+        small(1), tmp_path, formats=["png8", "png16", "raw16", "r16", "tiff", "npy"]
+    )
+    names = [p.name for p in written]
+    assert len(names) == len(set(names)), names
+    with Image.open(tmp_path / "height.png") as image:
+        assert image.mode == "I;16"  # png8 did not overwrite it
+    with Image.open(tmp_path / "height8.png") as image:
+        assert image.mode == "L"
+    assert {"height.raw", "height.r16", "height.tif", "height.npy"} <= set(names)
+
+
+def test_out_is_checked_before_the_work(tmp_path):
+    stages = []
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    with pytest.raises(NotADirectoryError, match=r"out: .*afile is a file, not a directory"):
+        write_map_set(small(1), afile, progress=stages.append)
+    with pytest.raises(NotADirectoryError, match=r"a folder above it is a file"):
+        write_map_set(small(1), afile / "sub", progress=stages.append)
+    assert stages == [] and afile.read_text() == "mine"
+
+
+def test_write_tiles_keeps_names_inside_the_directory(tmp_path):
+    inside = tmp_path / "d"
+    for name in ("../escape", "a/b", "..", ""):
+        with pytest.raises(ValueError, match="name must be"):
+            write_tiles(inside, name, np.zeros((4, 4)), 2)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.filterwarnings("ignore::worldgen.io.HeightmapSizeWarning")
+def test_a_failed_run_leaves_the_previous_set_and_no_temporaries(tmp_path, monkeypatch):
+    write_map_set(small(1), tmp_path, formats=["npy"])
+    before = snapshot(tmp_path)
+    from worldgen.io import _mapset
+
+    def broken(*args, **kwargs):
+        raise OSError("disk trouble")
+
+    monkeypatch.setattr(_mapset, "write_tiles_csv", broken)
+    with pytest.raises(OSError, match="disk trouble"):
+        write_map_set(small(2), tmp_path)
+    assert snapshot(tmp_path) == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    fresh = tmp_path / "fresh"
+    with pytest.raises(OSError, match="disk trouble"):
+        write_map_set(small(2), fresh)
+    assert not fresh.exists(), "a failed first run leaves no empty directory"
+
+
+def test_manifest_lists_the_set_and_its_digests(tmp_path):
+    written = write_map_set(small(3), tmp_path)
+    (entry,) = read_manifest(tmp_path)
+    assert entry["command"] == "map" and "seed 3" in entry["about"]
+    assert sorted(entry["files"]) == sorted(p.name for p in written)
+    import hashlib
+
+    for rel, info in entry["files"].items():
+        data = (tmp_path / rel).read_bytes()
+        assert info == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+@pytest.mark.filterwarnings("ignore::worldgen.io.HeightmapSizeWarning")
+def test_a_new_set_replaces_the_one_it_overlaps_and_keeps_others(tmp_path):
+    write_map_set(small(1), tmp_path, formats=["npy"], tile=8)
+    with output_set(tmp_path, command="other") as files:
+        (files.staging / "notes.txt").write_text("other set")
+    (tmp_path / "mine.txt").write_text("not worldgen's")
+    write_map_set(small(2), tmp_path)
+    names = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")}
+    assert "height.npy" not in names and "tiles" not in names, "stale files of the old set"
+    assert {"notes.txt", "mine.txt", "height.png"} <= names
+    assert [s["command"] for s in read_manifest(tmp_path)] == ["other", "map"]
+
+
+def test_stale_staging_folders_and_part_files_are_cleaned(tmp_path):
+    write_map_set(small(1), tmp_path)
+    stale = tmp_path / ".worldgen-staging-dead"
+    stale.mkdir()
+    (stale / "height.png").write_bytes(b"half")
+    part = tmp_path / ".colour.png.x1y2z3.part"  # left by an older version
+    part.write_bytes(b"half")
+    (tmp_path / f".{MANIFEST}.abc.part").write_bytes(b"{")
+    write_map_set(small(2), tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_run_killed_while_moving_files_in_is_finished_by_the_next(tmp_path, monkeypatch):
+    write_map_set(small(1), tmp_path)
+    moves = []
+    replace = os.replace
+
+    def killed_after_three(source, target):
+        if ".worldgen-staging-" in str(source) and ".worldgen-staging-" not in str(target):
+            if len(moves) == 3:
+                raise SystemExit("killed")
+            moves.append(target)
+        replace(source, target)
+
+    monkeypatch.setattr(_outset.os, "replace", killed_after_three)
+    monkeypatch.setattr(_outset.shutil, "rmtree", lambda *a, **k: None)  # as after a kill
+    with pytest.raises(SystemExit):
+        write_map_set(small(2), tmp_path)
+    monkeypatch.undo()
+    assert not (tmp_path / MANIFEST).exists(), "no manifest over a half-moved set"
+    _outset.recover(tmp_path)
+    whole = tmp_path.parent / "whole"
+    write_map_set(small(2), whole)
+    assert snapshot(tmp_path) == snapshot(whole)
+
+
+def test_one_run_at_a_time_per_directory(tmp_path):
+    with output_set(tmp_path, command="first"):
+        with pytest.raises(BlockingIOError, match="another worldgen run is writing into"):
+            with output_set(tmp_path, command="second"):
+                pass
+    assert json.loads((tmp_path / MANIFEST).read_text())["sets"][0]["command"] == "first"
