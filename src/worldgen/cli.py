@@ -722,8 +722,6 @@ def run(argv: list[str] | None = None) -> int:
             highlight=False,
         )
         return 1
-    if code == 130:  # newer typer turns Ctrl-C into a silent Exit(130)
-        return _fail(KeyboardInterrupt()).exit_code
     return code if isinstance(code, int) else 0
 
 
