@@ -386,7 +386,68 @@ def _paint_kernel(out, river, lakes, accumulation, threshold, colour, lake_colou
                     out[y, x, ch] = lake_colour[ch]
 
 
+@kernel
+def _component_sizes_kernel(mask, offsets):
+    # For each set cell, the size of its 8-connected component of set cells
+    # (0 elsewhere): a flood fill from each unvisited set cell.
+    height, width = mask.shape
+    sizes = np.zeros((height, width), np.int64)
+    seen = np.zeros((height, width), np.bool_)
+    queue = np.empty(height * width, np.int64)
+    for y0 in range(height):
+        for x0 in range(width):
+            if not mask[y0, x0] or seen[y0, x0]:
+                continue
+            seen[y0, x0] = True
+            queue[0] = y0 * width + x0
+            tail = 1
+            head = 0
+            while head < tail:
+                cell = queue[head]
+                head += 1
+                y = cell // width
+                x = cell - y * width
+                for k in range(8):
+                    yy = y + offsets[k, 0]
+                    xx = x + offsets[k, 1]
+                    if 0 <= yy < height and 0 <= xx < width and mask[yy, xx] and not seen[yy, xx]:
+                        seen[yy, xx] = True
+                        queue[tail] = yy * width + xx
+                        tail += 1
+            for n in range(tail):
+                cell = queue[n]
+                sizes[cell // width, cell % width] = tail
+    return sizes
+
+
 # ---------------------------------------------------------------- public API
+
+
+def lake_sizes(lakes: np.ndarray) -> np.ndarray:
+    """The size in cells of each lake cell's lake (8-connected), 0 off lakes.
+
+    Parameters
+    ----------
+    lakes : array_like of bool, shape (H, W)
+        A lake mask, e.g. :attr:`RiverResult.lakes`.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (H, W)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lake_sizes(np.array([[1, 1, 0, 0], [0, 0, 0, 1]], bool)).tolist()
+    [[2, 2, 0, 0], [0, 0, 0, 1]]
+    """
+    mask = np.asarray(lakes)
+    if mask.dtype != np.bool_ or mask.ndim != 2:
+        raise TypeError(
+            f"lakes must be a 2-D boolean array, got {mask.dtype} with shape {mask.shape}; "
+            "pass RiverResult.lakes"
+        )
+    return _component_sizes_kernel(np.ascontiguousarray(mask), D8_OFFSETS)
 
 
 def _directions(filled: np.ndarray) -> np.ndarray:
