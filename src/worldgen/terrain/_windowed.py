@@ -69,11 +69,12 @@ Rivers and lakes
 from __future__ import annotations
 
 import collections
-import dataclasses
+import concurrent.futures
 import math
 import threading
 from collections.abc import Callable
 
+import numba
 import numpy as np
 
 from worldgen.noise._seed import derive_seed
@@ -100,17 +101,24 @@ class _LRU:
         self.items: collections.OrderedDict = collections.OrderedDict()
         self.lock = threading.Lock()
 
+    def __contains__(self, key) -> bool:
+        with self.lock:
+            return key in self.items
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
     def get(self, key, make: Callable[[], object]):
         with self.lock:
             if key in self.items:
                 self.items.move_to_end(key)
                 return self.items[key]
         value = make()
-        with self.lock:
-            self.items[key] = value
-            self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
+        self.put(key, value)
         return value
 
     def clear(self) -> None:
@@ -118,7 +126,7 @@ class _LRU:
             self.items.clear()
 
 
-_TILES = _LRU(64)
+_TILES = _LRU(96)
 _REGIONS = _LRU(4)
 _RANGES = _LRU(16)
 
@@ -255,27 +263,51 @@ class World:
             heights = (1.0 - amount) * heights + amount * ridges
         return heights
 
-    def _eroded(self, i: int, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        def make():
-            reach = BAND // 2 + self.margin
-            region = Window(i * TILE - reach, j * TILE - reach, TILE + 2 * reach, TILE + 2 * reach)
-            base = self.shaped(region)
-            result = erode_cells(
-                base,
-                (region.x, region.y),
-                self.density,
-                seed=derive_seed(self.seed, EROSION_TAG),
-                params=self.config.erosion,
-            )
-            keep = np.s_[self.margin : self.margin + TILE + BAND]
-            keep = (keep, keep)
-            return (
-                (result.heights - base)[keep].copy(),
-                result.eroded[keep].copy(),
-                result.deposited[keep].copy(),
-            )
+    def _region(self, i: int, j: int) -> tuple[Window, np.ndarray]:
+        """Tile ``(i, j)``'s erosion region and its heights before erosion."""
+        reach = BAND // 2 + self.margin
+        side = TILE + 2 * reach
+        region = Window(i * TILE - reach, j * TILE - reach, side, side)
+        return region, self.shaped(region)
 
-        return _TILES.get((self.key, "erosion", i, j), make)
+    def _erode_region(self, region: Window, base: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The weighted square's change of height, eroded and deposited maps."""
+        result = erode_cells(
+            base,
+            (region.x, region.y),
+            self.density,
+            seed=derive_seed(self.seed, EROSION_TAG),
+            params=self.config.erosion,
+        )
+        keep = np.s_[self.margin : self.margin + TILE + BAND]
+        keep = (keep, keep)
+        return (
+            (result.heights - base)[keep].copy(),
+            result.eroded[keep].copy(),
+            result.deposited[keep].copy(),
+        )
+
+    def _eroded(self, i: int, j: int) -> tuple[np.ndarray, ...]:
+        return _TILES.get(
+            (self.key, "erosion", i, j), lambda: self._erode_region(*self._region(i, j))
+        )
+
+    def _prefetch(
+        self, tiles: list[tuple[int, int]], report: Callable[[tuple[int, int]], None]
+    ) -> None:
+        """Erode the tiles not cached yet on a pool of ``numba.get_num_threads()``
+        threads (each tile alone, so the count changes nothing but speed)."""
+        missing = [t for t in tiles if (self.key, "erosion", *t) not in _TILES]
+        workers = numba.get_num_threads()
+        if workers < 2 or len(missing) < 2 or len(tiles) > _TILES.size:
+            return
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            for start in range(0, len(missing), 2 * workers):
+                batch = missing[start : start + 2 * workers]
+                jobs = [pool.submit(self._erode_region, *self._region(i, j)) for i, j in batch]
+                for (i, j), job in zip(batch, jobs):
+                    _TILES.put((self.key, "erosion", i, j), job.result())
+                    report((i, j))
 
     def carve(
         self, window: Window, progress: Callable[..., None] | None = None
@@ -292,17 +324,21 @@ class World:
                 for j in _tiles_over(big.y, big.height)
                 for i in _tiles_over(big.x, big.width)
             ]
-            done = [0]
+            done: set[tuple[int, int]] = set()
 
-            def fetch(i, j):
-                values = self._eroded(i, j)
-                done[0] += 1
+            def report(tile: tuple[int, int]) -> None:
+                done.add(tile)
                 if progress is not None:
-                    progress("erosion", done[0], len(tiles))
+                    progress("erosion", len(done), len(tiles))
+
+            def fetch(i: int, j: int) -> tuple[np.ndarray, ...]:
+                values = self._eroded(i, j)
+                report((i, j))
                 return values
 
             if progress is not None:
                 progress("erosion", 0, len(tiles))
+            self._prefetch(tiles, report)
             delta, eroded, deposited = _blend(big, fetch, 3)
             heights = heights + delta
         if iterations:
@@ -385,9 +421,7 @@ class World:
             values = self._water(core, grown)
             threshold = values[5]
             here = _crop(part, window)
-            for target, source in zip(
-                (filled, directions, accumulation, river, lakes), values[:5]
-            ):
+            for target, source in zip((filled, directions, accumulation, river, lakes), values[:5]):
                 target[here] = source[_crop(part, core)]
         return RiverResult(filled, directions, accumulation, river, lakes, threshold)
 
