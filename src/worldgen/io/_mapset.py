@@ -14,14 +14,19 @@ from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
 from worldgen.terrain._classify import band_colours
 from worldgen.terrain._maps import MapConfig, make_layers
-from worldgen.terrain._rivers import draw_rivers
+from worldgen.terrain._rivers import MAX_RIVER_RADIUS, draw_rivers
 from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
 from worldgen.terrain._terrain import TerrainConfig, make_terrain, terrain_mesh
 from worldgen.terrain._tilemap import autotile_masks
+from worldgen.terrain._window import Window
+from worldgen.terrain._windowed import crop_index, grow
 
 # The stages a map set goes through, for progress reports; a terrain set
 # adds its own between "clean-up" and "pictures", and "mesh" at the end.
 STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "files")
+# Eroded or deposited height shown at full strength in erosion.png: about
+# the 99th percentile with the default droplets.
+EROSION_SHOWN = 0.04
 TERRAIN_STAGES = (*STAGES[:5], "ridges", "erosion", "thermal", "rivers", *STAGES[5:], "mesh")
 
 
@@ -96,12 +101,18 @@ def _check_options(config: MapConfig, formats, tile, relief) -> float:
 
 
 def _write_layers(
-    config, layers, out, formats, tile, relief, blend, progress
+    config, layers, out, formats, tile, relief, blend, progress, heights=None, height_files=None
 ) -> list[pathlib.Path]:
+    # ``heights``: unit heights for the pictures, ``height_files``: for
+    # height.png and the exports, if not the layers' own (a terrain set's
+    # pictures show the carved heights, its height files the map's).
     out = pathlib.Path(out)
     if progress is not None:
         progress("pictures")
-    heights = config.unit_elevation(layers.elevation)
+    if heights is None:
+        heights = config.unit_elevation(layers.elevation)
+    if height_files is None:
+        height_files = heights
     colour = shaded_colour_map(config, heights, relief=relief, blend=blend)
     biomes = config.biomes.palette()[layers.biomes]
     biomes = apply_shade(biomes, _relief_shade(config, heights, relief), strength=0.35)
@@ -109,7 +120,7 @@ def _write_layers(
     if progress is not None:
         progress("files")
     written = [
-        write_heightmap(out / "height.png", heights, "png16"),
+        write_heightmap(out / "height.png", height_files, "png16"),
         write_rgb_png(out / "colour.png", colour),
         write_rgb_png(out / "normal.png", normal_map(heights, strength=relief)),
         write_rgb_png(out / "biomes.png", biomes),
@@ -127,9 +138,9 @@ def _write_layers(
     )
     for fmt in formats:
         if fmt != "png16":
-            written.append(write_heightmap(out / "height", heights, fmt))
+            written.append(write_heightmap(out / "height", height_files, fmt))
     if tile is not None:
-        written += write_tiles(out / "tiles", "height", heights, tile)
+        written += write_tiles(out / "tiles", "height", height_files, tile)
     return written
 
 
@@ -143,12 +154,19 @@ def write_terrain_set(
     tile: int | None = None,
     relief: float | None = None,
     blend: bool = False,
+    window: Window | None = None,
     progress: Callable[..., None] | None = None,
 ) -> list[pathlib.Path]:
     """Make a map, carve it (:func:`~worldgen.terrain.make_terrain`) and
     write the map set (see :func:`write_map_set`) and the terrain's files.
 
-    Terrain files: ``eroded.png`` (16-bit heights after erosion),
+    ``window`` (default: the whole map) carves and writes those cells only;
+    every file then equals the same crop of a bigger window's. The map
+    set's pictures, biomes and tile maps are made from the carved heights,
+    its height files (``height.png``, ``height.<fmt>``) from the map's.
+
+    Terrain files: ``eroded.png`` (16-bit heights after erosion) and
+    ``eroded.<fmt>`` for each of ``formats`` (e.g. ``eroded.npy``, float64),
     ``terrain.png`` (shaded colour map of the eroded heights, rivers and
     lakes drawn), ``erosion.png`` (red where material was eroded, blue where
     it was deposited) and ``terrain.<fmt>`` for each of ``meshes``
@@ -159,12 +177,24 @@ def write_terrain_set(
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
     out = pathlib.Path(out)
-    terrain = make_terrain(config, terrain_config, progress=progress)
-    written = _write_layers(config, terrain.layers, out, formats, tile, relief, blend, progress)
-    colour = shaded_colour_map(config, terrain.heights, relief=relief, blend=blend)
-    if terrain.rivers is not None:
-        colour = draw_rivers(colour, terrain.rivers)
+    window = config.terrain.window if window is None else window
+    # Wide rivers paint up to MAX_RIVER_RADIUS cells around them: carve a
+    # little more and crop, so that the pictures equal a bigger window's.
+    halo = 0 if config.terrain.normalize == "local" else MAX_RIVER_RADIUS
+    grown = make_terrain(config, terrain_config, window=grow(window, halo), progress=progress)
+    colour = shaded_colour_map(config, grown.heights, relief=relief, blend=blend)
+    if grown.rivers is not None:
+        colour = draw_rivers(colour, grown.rivers)
+    colour = colour[crop_index(window, grown.window)]
+    terrain = grown.crop(window)
+    written = _write_layers(
+        config, terrain.carved, out, formats, tile, relief, blend, progress,
+        heights=terrain.heights, height_files=config.unit_elevation(terrain.layers.elevation),
+    )  # fmt: skip
     written.append(write_heightmap(out / "eroded.png", terrain.heights, "png16"))
+    for fmt in formats:
+        if fmt != "png16":
+            written.append(write_heightmap(out / "eroded", terrain.heights, fmt))
     written.append(write_rgb_png(out / "terrain.png", colour))
     if terrain.erosion is not None:
         written.append(write_rgb_png(out / "erosion.png", _erosion_picture(terrain.erosion)))
@@ -177,14 +207,10 @@ def write_terrain_set(
 
 
 def _erosion_picture(result) -> np.ndarray:
-    """Eroded material in red, deposited in blue, each scaled to its 99th
-    percentile."""
-
-    def scaled(values: np.ndarray) -> np.ndarray:
-        top = float(np.percentile(values, 99.0))
-        return np.clip(values / top, 0.0, 1.0) if top > 0 else np.zeros_like(values)
-
+    """Eroded material in red, deposited in blue, each at full strength from
+    ``EROSION_SHOWN`` (a constant, so that a window's picture is the crop of
+    a bigger one's)."""
     rgb = np.zeros((*result.eroded.shape, 3), dtype=np.uint8)
-    rgb[..., 0] = np.rint(scaled(result.eroded) * 255)
-    rgb[..., 2] = np.rint(scaled(result.deposited) * 255)
+    rgb[..., 0] = np.rint(np.clip(result.eroded / EROSION_SHOWN, 0.0, 1.0) * 255)
+    rgb[..., 2] = np.rint(np.clip(result.deposited / EROSION_SHOWN, 0.0, 1.0) * 255)
     return rgb

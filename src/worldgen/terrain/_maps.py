@@ -153,7 +153,6 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
     ``progress``, if given, is called with the name of each stage as it
     starts.
     """
-    from worldgen.terrain._tilemap import fill_lakes, remove_isolated, remove_thin_water
 
     def stage(name: str) -> None:
         if progress is not None:
@@ -166,6 +165,21 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
     stage("shaping")
     wx, wy = terrain.world_axes(window)
     heights = config.curve(config.mask.apply(heights, wx, wy))
+    return layers_from_heights(config, window, heights, progress=progress)
+
+
+def layers_from_heights(
+    config: MapConfig, window: Window, heights: np.ndarray, *, progress=None
+) -> MapLayers:
+    """The layers of ``window`` with the given ``heights`` (e.g. after
+    erosion): climate, classes, biomes and clean-up as :func:`make_layers`
+    makes them."""
+    from worldgen.terrain._tilemap import fill_lakes, remove_isolated, remove_thin_water
+
+    def stage(name: str) -> None:
+        if progress is not None:
+            progress(name)
+
     stage("climate")
     moisture = config.climate(_MOISTURE).generate(window)
     temperature = None

@@ -42,6 +42,8 @@ D8_OFFSETS.flags.writeable = False
 _DISTANCES = np.array([1.0, math.sqrt(2.0)] * 4)
 # Share of the cell count a river must drain when no threshold is given.
 DEFAULT_RIVER_SHARE = 0.005
+# The widest river draw_rivers paints: a disc of this radius in cells.
+MAX_RIVER_RADIUS = 4
 
 
 # ---------------------------------------------------------------- validation
@@ -360,7 +362,9 @@ def _accumulation_kernel(directions, offsets):
 
 
 @kernel
-def _paint_kernel(out, river, lakes, accumulation, threshold, colour, lake_colour, widen):
+def _paint_kernel(
+    out, river, lakes, accumulation, threshold, colour, lake_colour, widen, max_radius
+):
     height, width = river.shape
     for y in range(height):
         for x in range(width):
@@ -368,7 +372,7 @@ def _paint_kernel(out, river, lakes, accumulation, threshold, colour, lake_colou
                 continue
             radius = 0
             if widen and accumulation[y, x] > threshold:
-                radius = int(0.5 * np.log2(accumulation[y, x] / threshold))
+                radius = min(int(0.5 * np.log2(accumulation[y, x] / threshold)), max_radius)
             reach = radius * (radius + 1)
             for dy in range(-radius, radius + 1):
                 yy = y + dy
@@ -759,7 +763,9 @@ def draw_rivers(
     widen : bool
         Draw big rivers wider: a river cell is painted as a disc whose
         radius grows by one cell each time its accumulation quadruples
-        beyond the threshold, ``floor(log2(accumulation / threshold) / 2)``
+        beyond the threshold, ``floor(log2(accumulation / threshold) / 2)``,
+        at most :data:`MAX_RIVER_RADIUS` (4), so that a window painted
+        with a halo of 4 cells is the crop of a bigger one
         (0 is the cell alone; the disc holds the cells with
         ``dy**2 + dx**2 <= r * (r + 1)``). False paints river cells only.
 
@@ -809,5 +815,6 @@ def draw_rivers(
         river_colour,
         lakes_colour,
         bool(widen),
+        np.int64(MAX_RIVER_RADIUS),
     )
     return out

@@ -21,16 +21,16 @@ import numpy as np
 
 from worldgen.noise._validate import check_int, check_positive
 from worldgen.terrain._erosion import ErosionResult, HydraulicErosion
-from worldgen.terrain._maps import MapConfig, MapLayers, make_layers
+from worldgen.terrain._maps import MapConfig, MapLayers, layers_from_heights, make_layers
 from worldgen.terrain._mesh import Mesh, heightfield_mesh
 from worldgen.terrain._rivers import RiverResult
 from worldgen.terrain._shaping import HeightCurve
 from worldgen.terrain._window import Window
-from worldgen.terrain._windowed import World
+from worldgen.terrain._windowed import World, crop_index, overlap
 
 # Default river threshold: this share of the area of one noise lattice cell
 # (``scale**2`` cells) must drain through a cell.
-RIVER_AREA = 0.02
+RIVER_AREA = 0.006
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,7 +52,7 @@ class TerrainConfig:
         Find rivers and lakes (default True).
     river_threshold : float, optional
         Cells draining through a cell for it to be a river, > 0 (default:
-        ``RIVER_AREA * scale**2`` for the map's noise scale, about 200
+        ``RIVER_AREA * scale**2`` for the map's noise scale, about 63
         cells for the islands preset at 512 x 512): a constant of the
         configs, never of the window's size.
     min_lake : int
@@ -132,6 +132,10 @@ class Terrain:
         The window carved.
     multiplier : float
         Mesh height of a height of 1.0, in cells.
+    carved : MapLayers
+        The map's layers remade from the final heights (``elevation`` is
+        ``heights``; classes, tiles and biomes follow it), so that tile
+        maps and pictures agree with the carved terrain and its mesh.
     """
 
     layers: MapLayers
@@ -141,6 +145,47 @@ class Terrain:
     sea_level: float
     window: Window | None = None
     multiplier: float = 1.0
+    carved: MapLayers | None = None
+
+    def crop(self, window: Window) -> Terrain:
+        """The cells of ``window`` (which must lie inside this terrain's
+        window): every array cut the same way."""
+        if self.window is None or overlap(window, self.window) != window:
+            raise ValueError(f"window {window} must lie inside the terrain's window {self.window}")
+        inner = crop_index(window, self.window)
+
+        def layers(these: MapLayers | None) -> MapLayers | None:
+            if these is None:
+                return None
+            return MapLayers(
+                *(
+                    None if a is None else a[inner].copy()
+                    for a in (getattr(these, f.name) for f in dataclasses.fields(these))
+                )
+            )
+
+        erosion = self.erosion
+        if erosion is not None:
+            eroded, deposited = erosion.eroded[inner].copy(), erosion.deposited[inner].copy()
+            net = float(eroded.sum() - deposited.sum())
+            erosion = ErosionResult(self.heights[inner].copy(), eroded, deposited, net)
+        flow = self.rivers
+        if flow is not None:
+            flow = RiverResult(
+                *(getattr(flow, f)[inner].copy() for f in _RIVER_FIELDS), flow.threshold
+            )
+        return dataclasses.replace(
+            self,
+            layers=layers(self.layers),
+            heights=self.heights[inner].copy(),
+            erosion=erosion,
+            rivers=flow,
+            window=window,
+            carved=layers(self.carved),
+        )
+
+
+_RIVER_FIELDS = ("filled", "directions", "accumulation", "river", "lakes")
 
 
 def make_terrain(
@@ -211,8 +256,9 @@ def make_terrain(
         flow = world.water(window, heights)
     size = max(terrain.width, terrain.height)
     multiplier = size / 4 if config.multiplier is None else config.multiplier
+    carved = layers_from_heights(map_config, window, heights)
     return Terrain(
-        layers, heights, erosion, flow, map_config.sea_level, window, float(multiplier)
+        layers, heights, erosion, flow, map_config.sea_level, window, float(multiplier), carved
     )
 
 

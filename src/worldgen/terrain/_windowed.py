@@ -166,7 +166,7 @@ def grow(window: Window, by: int) -> Window:
     return Window(window.x - by, window.y - by, window.width + 2 * by, window.height + 2 * by)
 
 
-def _overlap(a: Window, b: Window) -> Window | None:
+def overlap(a: Window, b: Window) -> Window | None:
     x0, y0 = max(a.x, b.x), max(a.y, b.y)
     x1 = min(a.x + a.width, b.x + b.width)
     y1 = min(a.y + a.height, b.y + b.height)
@@ -345,7 +345,7 @@ class World:
             if progress is not None:
                 progress("thermal")
             heights = thermal_erode(heights, iterations, talus=4.0 / self.size)
-        inner = _crop(window, big)
+        inner = crop_index(window, big)
         heights = np.clip(heights[inner], 0.0, 1.0)
         if self.density > 0.0:
             eroded, deposited = eroded[inner].copy(), deposited[inner].copy()
@@ -377,7 +377,7 @@ class World:
     def _regions(self, window: Window) -> list[tuple[Window, Window]]:
         """(core, grown) of each river region that meets ``window``."""
         if self.box is not None:
-            return [(self.box, self.box)] if _overlap(self.box, window) else []
+            return [(self.box, self.box)] if overlap(self.box, window) else []
         size, halo = self.config.river_region, self.config.river_halo
         out = []
         for ry in range(window.y // size, (window.y + window.height - 1) // size + 1):
@@ -394,7 +394,7 @@ class World:
             lakes = result.lakes & land
             if self.config.min_lake > 1:
                 lakes &= lake_sizes(lakes) >= self.config.min_lake
-            inner = _crop(core, grown)
+            inner = crop_index(core, grown)
             return (
                 result.filled[inner].copy(),
                 result.directions[inner].copy(),
@@ -415,14 +415,14 @@ class World:
         lakes = np.zeros(window.shape, bool)
         threshold = float(self.config.threshold(self.map_config))
         for core, grown in self._regions(window):
-            part = _overlap(core, window)
+            part = overlap(core, window)
             if part is None:
                 continue
             values = self._water(core, grown)
             threshold = values[5]
-            here = _crop(part, window)
+            here = crop_index(part, window)
             for target, source in zip((filled, directions, accumulation, river, lakes), values[:5]):
-                target[here] = source[_crop(part, core)]
+                target[here] = source[crop_index(part, core)]
         return RiverResult(filled, directions, accumulation, river, lakes, threshold)
 
 
@@ -430,7 +430,7 @@ def _range(values: np.ndarray) -> tuple[float, float]:
     return float(values.min()), float(values.max())
 
 
-def _crop(part: Window, whole: Window) -> tuple[slice, slice]:
+def crop_index(part: Window, whole: Window) -> tuple[slice, slice]:
     """Index of the cells of ``part`` in an array holding ``whole``."""
     y, x = part.y - whole.y, part.x - whole.x
     return np.s_[y : y + part.height], np.s_[x : x + part.width]
