@@ -100,6 +100,64 @@ def _map_data(
     return merge(merge(data, file_data), {"terrain": given}), w, h
 
 
+# The window options of the map-making commands: a window's top-left in world
+# cells (pixels of the configured map), beside --width/--height.
+WindowX = Annotated[
+    int | None,
+    typer.Option(
+        "--x",
+        help="Window's left column in world cells (pixels of the configured map); with "
+        "--x/--y, --width/--height give the window's size. [default: the whole map]",
+    ),
+]
+WindowY = Annotated[
+    int | None,
+    typer.Option("--y", help="Window's top row in world cells (see --x). [default: 0]"),
+]
+
+
+def _map_window(
+    config: pathlib.Path | None,
+    preset: str | None,
+    terrain: dict[str, Any],
+    x: int | None,
+    y: int | None,
+):
+    """:func:`_map_data` for a window of the map, with the normalisation rule.
+
+    Without ``x`` and ``y`` this is ``_map_data`` and no window (the whole
+    map, as always). With either, ``terrain``'s width and height are the
+    window's size (default: the map's), the map itself keeps the size of the
+    preset and file (default 512 x 512, which fixes its centre and mask) and
+    the window's top-left is world cell ``(x, y)``, so every window is a
+    crop of the same map. A window that is not the whole map must be
+    normalised 'global' (its default) or 'none': 'local' stretches each
+    window to its own range, so windows would not join.
+
+    Returns the config dict, the map's width and height, and the window
+    (``None`` for the whole map).
+    """
+    from worldgen.config import merge
+    from worldgen.terrain import Window
+
+    if x is None and y is None:
+        return (*_map_data(config, preset, terrain), None)
+    data, w, h = _map_data(config, preset, {**terrain, "width": None, "height": None})
+    window = Window(x or 0, y or 0, terrain.get("width") or w, terrain.get("height") or h)
+    if window == Window(0, 0, w, h):
+        return data, w, h, None
+    normalize = data.get("terrain", {}).get("normalize")
+    if normalize is None:
+        return merge(data, {"terrain": {"normalize": "global"}}), w, h, window
+    if normalize == "local":
+        where = "--normalize local" if terrain.get("normalize") else "normalize = 'local' (config)"
+        raise ValueError(
+            f"{where} stretches each window to its own range, so windows would not join; "
+            "with --x/--y use --normalize global (the default for windows) or none"
+        )
+    return data, w, h, window
+
+
 @contextlib.contextmanager
 def _stages(names: tuple[str, ...]):
     """A progress bar over named stages; yields ``advance(stage, done=0,
@@ -143,6 +201,8 @@ def map_command(
     seed: Annotated[int | None, Opt(help="Any 64-bit integer. [default: 0]")] = None,
     width: Annotated[int | None, Opt(help="Pixels across. [default: 512]")] = None,
     height: Annotated[int | None, Opt(help="Pixels down. [default: 512]")] = None,
+    x: WindowX = None,
+    y: WindowY = None,
     scale: Annotated[
         float | None, Opt(help="Pixels per noise cell at the first octave. [default: 128]")
     ] = None,
@@ -159,7 +219,10 @@ def map_command(
     mode: Annotated[Mode | None, Opt(help="Fractal mode. [default: fbm]")] = None,
     normalize: Annotated[
         Normalize | None,
-        Opt(help="local (stretch this map), global or none (seamless). [default: local]"),
+        Opt(
+            help="local (stretch this map), global or none (seamless). "
+            "[default: local; global for a window]"
+        ),
     ] = None,
     mask: Annotated[MaskShape | None, Opt(help="Island mask shape. [default: none]")] = None,
     mask_radius: Annotated[
@@ -212,7 +275,7 @@ def map_command(
         "normalize": normalize and normalize.value,
     }  # fmt: skip
     try:
-        data, w, h = _map_data(config, preset and preset.value, terrain)
+        data, w, h, window = _map_window(config, preset and preset.value, terrain, x, y)
         overrides: dict[str, Any] = {}
         if offset_x is not None or offset_y is not None:
             old = data.get("terrain", {}).get("offset", (0.0, 0.0))
@@ -240,15 +303,25 @@ def map_command(
         with _stages(STAGES) as advance, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", HeightmapSizeWarning)
             written = write_map_set(
-                settings, out, formats=[f.value for f in export or []], tile=tile, relief=relief,
-                blend=blend, progress=advance,
+                settings, out, window=window, formats=[f.value for f in export or []], tile=tile,
+                relief=relief, blend=blend, progress=advance,
             )  # fmt: skip
     except (ValueError, TypeError, OSError) as exc:
         raise _fail(exc) from None
     for warning in caught:
         _err.print(f"[yellow]note:[/yellow] {escape(str(warning.message))}", highlight=False)
+    _written(written, out, _described(settings, window))
+
+
+def _described(settings, window) -> str:
+    """'512x512, seed 0', or for a window its size and place in the map."""
     t = settings.terrain
-    _written(written, out, f"{t.width}x{t.height}, seed {t.seed}")
+    if window is None:
+        return f"{t.width}x{t.height}, seed {t.seed}"
+    return (
+        f"{window.width}x{window.height} at x {window.x}, y {window.y} of the "
+        f"{t.width}x{t.height} map, seed {t.seed}"
+    )
 
 
 class MeshFormat(enum.StrEnum):
@@ -272,7 +345,13 @@ def terrain_command(
     seed: Annotated[int | None, Opt(help="Any 64-bit integer. [default: 0]")] = None,
     width: Annotated[int | None, Opt(help="Pixels across. [default: 512]")] = None,
     height: Annotated[int | None, Opt(help="Pixels down. [default: 512]")] = None,
+    x: WindowX = None,
+    y: WindowY = None,
     scale: Annotated[float | None, Opt(help="Pixels per noise cell at the first octave.")] = None,
+    export: Annotated[
+        list[Format] | None,
+        Opt(help="Also write height.FMT and eroded.FMT in this format (repeatable)."),
+    ] = None,
     droplets: Annotated[
         int | None, Opt(help="Hydraulic erosion droplets. [default: one per four cells]")
     ] = None,
@@ -283,14 +362,17 @@ def terrain_command(
     ] = True,
     river_threshold: Annotated[
         float | None,
-        Opt(help="Cells draining through a cell to make a river. [default: 0.5% of the cells]"),
+        Opt(
+            help="Cells draining through a cell to make a river. "
+            "[default: 0.006 x scale^2, about 63 for the islands preset]"
+        ),
     ] = None,
     mesh: Annotated[
         list[MeshFormat] | None, Opt(help="Mesh formats to write (repeatable). [default: glb]")
     ] = None,
     multiplier: Annotated[
         float | None,
-        Opt(help="Mesh height of 1.0, in cells. [default: a quarter of the larger side]"),
+        Opt(help="Mesh height of 1.0, in cells. [default: a quarter of the map's larger side]"),
     ] = None,
     stride: Annotated[int, Opt(help="Mesh level of detail: keep every STRIDE-th sample.")] = 1,
 ) -> None:
@@ -302,7 +384,7 @@ def terrain_command(
     terrain = {"seed": seed, "width": width, "height": height, "scale": scale}
     try:
         name = preset.value if preset is not None else ("islands" if config is None else None)
-        data, _, _ = _map_data(config, name, terrain)
+        data, _, _, window = _map_window(config, name, terrain, x, y)
         settings = map_config(data)
         carving = TerrainConfig(
             droplets=droplets, thermal=thermal, dla=dla, rivers=rivers,
@@ -310,11 +392,13 @@ def terrain_command(
         )  # fmt: skip
         with _stages(TERRAIN_STAGES) as advance:
             meshes = [m.value for m in mesh or [MeshFormat.glb]]
-            written = write_terrain_set(settings, carving, out, meshes=meshes, progress=advance)
+            written = write_terrain_set(
+                settings, carving, out, window=window, formats=[f.value for f in export or []],
+                meshes=meshes, progress=advance,
+            )  # fmt: skip
     except (ValueError, TypeError, OSError) as exc:
         raise _fail(exc) from None
-    t = settings.terrain
-    _written(written, out, f"{t.width}x{t.height}, seed {t.seed}")
+    _written(written, out, _described(settings, window))
 
 
 @app.command("world")

@@ -12,14 +12,16 @@ from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
+from worldgen.noise._validate import check_positive
 from worldgen.terrain._classify import band_colours
 from worldgen.terrain._maps import MapConfig, make_layers
+from worldgen.terrain._pictures import HEIGHT_SCALE, PICTURE_HALO, map_pictures, shaded_colour
 from worldgen.terrain._rivers import MAX_RIVER_RADIUS, draw_rivers
-from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
+from worldgen.terrain._shading import legend
 from worldgen.terrain._terrain import TerrainConfig, make_terrain, terrain_mesh
 from worldgen.terrain._tilemap import autotile_masks
 from worldgen.terrain._window import Window
-from worldgen.terrain._windowed import crop_index, grow
+from worldgen.terrain._windowed import crop_index
 
 # The stages a map set goes through, for progress reports; a terrain set
 # adds its own between "clean-up" and "pictures", and "mesh" at the end.
@@ -30,25 +32,11 @@ EROSION_SHOWN = 0.04
 TERRAIN_STAGES = (*STAGES[:5], "ridges", "erosion", "thermal", "rivers", *STAGES[5:], "mesh")
 
 
-def shaded_colour_map(
-    config: MapConfig, heights: np.ndarray, *, relief: float, blend: bool = False
-) -> np.ndarray:
-    """Band colours (stepped, or blended between band tops) with hillshading;
-    water is shaded as a level surface at the top of the water bands."""
-    stops = [(b.top, b.colour) for b in config.bands]
-    rgb = colour_ramp(heights, stops, blend=blend)
-    return apply_shade(rgb, _relief_shade(config, heights, relief), strength=0.6)
-
-
-def _relief_shade(config: MapConfig, heights: np.ndarray, relief: float) -> np.ndarray:
-    # Water is lit as a level surface at the top of the water bands.
-    return hillshade(np.maximum(heights, config.sea_level), exaggeration=relief)
-
-
 def write_map_set(
     config: MapConfig,
     out: str | os.PathLike,
     *,
+    window: Window | None = None,
     formats: Sequence[str] = (),
     tile: int | None = None,
     relief: float | None = None,
@@ -68,9 +56,13 @@ def write_map_set(
 
     Parameters
     ----------
+    window : Window, optional
+        The part of the map to make (default: the whole map).
     relief : float, optional
-        How many pixels high a height of 1.0 stands, for the shading
-        (default: a quarter of the map's larger side).
+        How many cells high a height of 1.0 stands, for the shading
+        (default :data:`~worldgen.terrain.HEIGHT_SCALE`, 128; a world unit,
+        so every window's pictures are crops of the whole map's, see
+        :func:`~worldgen.terrain.map_pictures`).
     blend : bool
         Blend band colours instead of stepping them.
     progress : callable, optional
@@ -82,8 +74,8 @@ def write_map_set(
         The files written, in order.
     """
     relief = _check_options(config, formats, tile, relief)
-    layers = make_layers(config, progress=progress)
-    return _write_layers(config, layers, out, formats, tile, relief, blend, progress)
+    layers = make_layers(config, window, progress=progress)
+    return _write_layers(config, window, layers, out, formats, tile, relief, blend, progress)
 
 
 def _check_options(config: MapConfig, formats, tile, relief) -> float:
@@ -93,37 +85,42 @@ def _check_options(config: MapConfig, formats, tile, relief) -> float:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if tile is not None and (isinstance(tile, bool) or not isinstance(tile, int) or tile < 1):
         raise ValueError(f"tile must be a positive integer, got {tile!r}")
-    terrain = config.terrain
-    relief = max(terrain.width, terrain.height) / 4 if relief is None else float(relief)
-    if not (np.isfinite(relief) and relief > 0):
-        raise ValueError(f"relief must be a finite number > 0, got {relief!r}")
-    return relief
+    return HEIGHT_SCALE if relief is None else check_positive(relief, "relief")
 
 
 def _write_layers(
-    config, layers, out, formats, tile, relief, blend, progress, heights=None, height_files=None
+    config,
+    window,
+    layers,
+    out,
+    formats,
+    tile,
+    relief,
+    blend,
+    progress,
+    heights=None,
+    height_files=None,
 ) -> list[pathlib.Path]:
-    # ``heights``: unit heights for the pictures, ``height_files``: for
-    # height.png and the exports, if not the layers' own (a terrain set's
-    # pictures show the carved heights, its height files the map's).
+    # ``heights``: unit heights of the window and a PICTURE_HALO around it
+    # for the pictures, ``height_files``: for height.png and the exports, if
+    # not the map's own (a terrain set's pictures show the carved heights,
+    # its height files the map's).
     out = pathlib.Path(out)
     if progress is not None:
         progress("pictures")
-    if heights is None:
-        heights = config.unit_elevation(layers.elevation)
+    pictures = map_pictures(
+        config, window, layers=layers, relief=relief, blend=blend, heights=heights
+    )
     if height_files is None:
-        height_files = heights
-    colour = shaded_colour_map(config, heights, relief=relief, blend=blend)
-    biomes = config.biomes.palette()[layers.biomes]
-    biomes = apply_shade(biomes, _relief_shade(config, heights, relief), strength=0.35)
+        height_files = pictures.height
     key = legend(config.biomes.names, [tuple(c) for c in config.biomes.palette()])
     if progress is not None:
         progress("files")
     written = [
         write_heightmap(out / "height.png", height_files, "png16"),
-        write_rgb_png(out / "colour.png", colour),
-        write_rgb_png(out / "normal.png", normal_map(heights, strength=relief)),
-        write_rgb_png(out / "biomes.png", biomes),
+        write_rgb_png(out / "colour.png", pictures.colour),
+        write_rgb_png(out / "normal.png", pictures.normal),
+        write_rgb_png(out / "biomes.png", pictures.biomes),
         write_rgb_png(out / "biomes_legend.png", key),
     ]
     names = [b.name for b in config.bands]
@@ -178,18 +175,27 @@ def write_terrain_set(
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
     out = pathlib.Path(out)
     window = config.terrain.window if window is None else window
-    # Wide rivers paint up to MAX_RIVER_RADIUS cells around them: carve a
-    # little more and crop, so that the pictures equal a bigger window's.
-    halo = 0 if config.terrain.normalize == "local" else MAX_RIVER_RADIUS
-    grown = make_terrain(config, terrain_config, window=grow(window, halo), progress=progress)
-    colour = shaded_colour_map(config, grown.heights, relief=relief, blend=blend)
+    # Rivers paint up to MAX_RIVER_RADIUS cells around them and slopes reach
+    # PICTURE_HALO: carve that much more and crop, so that every picture
+    # equals the crop of a bigger window's (a 'local' map is whole anyway).
+    local = config.terrain.normalize == "local"
+    halo = 0 if local else MAX_RIVER_RADIUS + PICTURE_HALO
+    grown = make_terrain(config, terrain_config, window=window.grown(halo), progress=progress)
+    painted = window if local else window.grown(MAX_RIVER_RADIUS)
+    colour = shaded_colour(
+        config, grown.heights, relief=relief, blend=blend, halo=0 if local else PICTURE_HALO
+    )
     if grown.rivers is not None:
-        colour = draw_rivers(colour, grown.rivers)
-    colour = colour[crop_index(window, grown.window)]
+        colour = draw_rivers(colour, grown.crop(painted).rivers)
+    colour = colour[crop_index(window, painted)]
     terrain = grown.crop(window)
+    if local:
+        pictured = np.pad(terrain.heights, PICTURE_HALO, mode="edge")
+    else:
+        pictured = grown.crop(window.grown(PICTURE_HALO)).heights
     written = _write_layers(
-        config, terrain.carved, out, formats, tile, relief, blend, progress,
-        heights=terrain.heights, height_files=config.unit_elevation(terrain.layers.elevation),
+        config, window, terrain.carved, out, formats, tile, relief, blend, progress,
+        heights=pictured, height_files=config.unit_elevation(terrain.layers.elevation),
     )  # fmt: skip
     written.append(write_heightmap(out / "eroded.png", terrain.heights, "png16"))
     for fmt in formats:

@@ -11,6 +11,9 @@
   :func:`autotile_masks`: tile-map clean-up and autotiling.
 - :func:`colour_ramp`, :func:`hillshade`, :func:`apply_shade`,
   :func:`normal_map`, :func:`legend`: pictures.
+- :func:`map_pictures`, :func:`shaded_colour`, :func:`relief_shade`,
+  :data:`HEIGHT_SCALE`: a window's pictures in world units, crops of the
+  whole map's.
 - :class:`MapConfig`, :func:`make_layers`: the whole map pipeline.
 - :func:`erode` (:class:`HydraulicErosion`), :func:`thermal_erode`:
   droplet and thermal erosion.
@@ -28,6 +31,14 @@ from worldgen.terrain._erosion import ErosionResult, HydraulicErosion, erode, th
 from worldgen.terrain._maps import Cleanup, MapConfig, MapLayers, make_layers
 from worldgen.terrain._mesh import Mesh, heightfield_mesh
 from worldgen.terrain._noise_map import NoiseMap, global_range
+from worldgen.terrain._pictures import (
+    HEIGHT_SCALE,
+    PICTURE_HALO,
+    MapPictures,
+    map_pictures,
+    relief_shade,
+    shaded_colour,
+)
 from worldgen.terrain._rivers import (
     RiverResult,
     draw_rivers,
@@ -45,6 +56,8 @@ from worldgen.terrain._window import Window
 __all__ = [
     "DEFAULT_BANDS",
     "DEFAULT_BIOMES",
+    "HEIGHT_SCALE",
+    "PICTURE_HALO",
     "Band",
     "BiomeTable",
     "Cleanup",
@@ -53,6 +66,7 @@ __all__ = [
     "HydraulicErosion",
     "MapConfig",
     "MapLayers",
+    "MapPictures",
     "Mask",
     "Mesh",
     "NoiseMap",
@@ -78,10 +92,13 @@ __all__ = [
     "legend",
     "make_layers",
     "make_terrain",
+    "map_pictures",
     "normal_map",
+    "relief_shade",
     "remove_isolated",
     "remove_thin_water",
     "rivers",
+    "shaded_colour",
     "terrain_mesh",
     "thermal_erode",
 ]

@@ -116,6 +116,16 @@ class MapConfig:
         water = self.water_classes
         return self.bands[max(water)].top if water else 0.0
 
+    def elevation(self, window: Window | None = None, *, halo: int = 0) -> np.ndarray:
+        """The heights of ``window`` (default: the whole map): noise, then
+        the mask, then the height curve, shape ``(H, W)``; with ``halo``, of
+        the window grown by that many cells on every side (see
+        :meth:`NoiseMap.generate`)."""
+        window = self.terrain.window if window is None else window
+        heights = self.terrain.generate(window, halo=halo)
+        wx, wy = self.terrain.world_axes(window.grown(halo))
+        return self.curve(self.mask.apply(heights, wx, wy))
+
     def unit_elevation(self, elevation: np.ndarray) -> np.ndarray:
         """Elevation in [0, 1]: as made, or for ``normalize='none'`` mapped
         from the fractal's documented bounds."""
@@ -161,10 +171,8 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
     terrain = config.terrain
     window = terrain.window if window is None else window
     stage("noise")
-    heights = terrain.generate(window)
+    heights = config.elevation(window)  # masked and curved too: both are cheap
     stage("shaping")
-    wx, wy = terrain.world_axes(window)
-    heights = config.curve(config.mask.apply(heights, wx, wy))
     return layers_from_heights(config, window, heights, progress=progress)
 
 

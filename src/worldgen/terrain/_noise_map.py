@@ -122,16 +122,23 @@ class NoiseMap:
         wx, wy = self.world_axes(window)
         return self.fractal.grid(wx / self.scale, wy / self.scale)
 
-    def generate(self, window: Window | None = None) -> np.ndarray:
+    def generate(self, window: Window | None = None, *, halo: int = 0) -> np.ndarray:
         """Heights of ``window`` (default: the whole map), shape ``(H, W)``,
-        normalised as configured (in [0, 1] unless ``normalize='none'``)."""
-        values = self.raw(window)
+        normalised as configured (in [0, 1] unless ``normalize='none'``).
+
+        With ``halo``, the window grown by that many cells on every side,
+        shape ``(H + 2 halo, W + 2 halo)``, whose middle is the window's
+        heights: ``'local'`` stretches the window's own range, not the
+        halo's."""
+        window = self.window if window is None else window
+        values = self.raw(window.grown(halo))
         if self.normalize == "none":
             return values
         if self.normalize == "global":
             lo, hi = global_range(self.fractal)
         else:
-            lo, hi = float(values.min()), float(values.max())
+            inner = values[halo : values.shape[0] - halo, halo : values.shape[1] - halo]
+            lo, hi = float(inner.min()), float(inner.max())
         if hi <= lo:
             return np.zeros_like(values)
         return np.clip((values - lo) / (hi - lo), 0.0, 1.0)

@@ -40,6 +40,19 @@ class Window:
         """``(height, width)``, the shape of the arrays made for it."""
         return (self.height, self.width)
 
+    def grown(self, cells: int) -> Window:
+        """This window with ``cells`` more on every side (its halo).
+
+        Examples
+        --------
+        >>> Window(10, 20, 4, 3).grown(1)
+        Window(x=9, y=19, width=6, height=5)
+        """
+        cells = check_int(cells, "halo", 0, 2**20)
+        return Window(
+            self.x - cells, self.y - cells, self.width + 2 * cells, self.height + 2 * cells
+        )
+
     def tiles(self, size: int) -> list[Window]:
         """Split into tiles of ``size`` x ``size`` (smaller at the far edges),
         row by row."""

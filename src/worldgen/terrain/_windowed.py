@@ -161,11 +161,6 @@ def _tiles_over(start: int, count: int) -> range:
     return range((start - half) // TILE, (start + count - 1 + half) // TILE + 1)
 
 
-def grow(window: Window, by: int) -> Window:
-    """``window`` grown by ``by`` cells on every side."""
-    return Window(window.x - by, window.y - by, window.width + 2 * by, window.height + 2 * by)
-
-
 def overlap(a: Window, b: Window) -> Window | None:
     x0, y0 = max(a.x, b.x), max(a.y, b.y)
     x1 = min(a.x + a.width, b.x + b.width)
@@ -238,14 +233,13 @@ class World:
         the crop of the whole map."""
         config = self.map_config
         terrain = config.terrain
-        if terrain.normalize == "local":
-            lo, hi = _RANGES.get(repr(terrain), lambda: _range(terrain.raw()))
-            raw = terrain.raw(window)
-            heights = np.clip((raw - lo) / (hi - lo), 0.0, 1.0) if hi > lo else np.zeros_like(raw)
-        else:
-            heights = terrain.generate(window)
+        if terrain.normalize != "local":
+            return config.unit_elevation(config.elevation(window))
+        lo, hi = _RANGES.get(repr(terrain), lambda: _range(terrain.raw()))
+        raw = terrain.raw(window)
+        heights = np.clip((raw - lo) / (hi - lo), 0.0, 1.0) if hi > lo else np.zeros_like(raw)
         wx, wy = terrain.world_axes(window)
-        return config.unit_elevation(config.curve(config.mask.apply(heights, wx, wy)))
+        return config.curve(config.mask.apply(heights, wx, wy))
 
     def _ridges(self, i: int, j: int) -> tuple[np.ndarray]:
         def make():
@@ -315,7 +309,7 @@ class World:
         """Final heights in [0, 1] and the erosion maps of ``window``."""
         iterations = self.config.thermal
         halo = 2 * iterations
-        big = grow(window, halo) if halo else window
+        big = window.grown(halo)
         heights = self.shaped(big)
         erosion = None
         if self.density > 0.0:
@@ -383,7 +377,7 @@ class World:
         for ry in range(window.y // size, (window.y + window.height - 1) // size + 1):
             for rx in range(window.x // size, (window.x + window.width - 1) // size + 1):
                 core = Window(rx * size, ry * size, size, size)
-                out.append((core, grow(core, halo)))
+                out.append((core, core.grown(halo)))
         return out
 
     def _water(self, core: Window, grown: Window):

@@ -1,0 +1,82 @@
+"""`worldgen map --x/--y`: windows of a map and the normalisation rule."""
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from worldgen.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def small_map(tmp_path):
+    config = tmp_path / "map.toml"
+    config.write_text("[terrain]\nseed = 3\nwidth = 96\nheight = 64\nscale = 30.0\n")
+    return config
+
+
+def _heights(tmp_path, name, *args):
+    out = tmp_path / name
+    result = runner.invoke(app, ["map", "--out", str(out), "--export", "npy", *args])
+    assert result.exit_code == 0, result.output
+    return np.load(out / "height.npy"), result.output
+
+
+def test_a_window_is_a_crop_of_the_map_normalised_globally(tmp_path, small_map):
+    whole, _ = _heights(tmp_path, "whole", "--config", str(small_map), "--normalize", "global")
+    part, said = _heights(
+        tmp_path, "part", "--config", str(small_map), "--x", "40", "--y", "24",
+        "--width", "32", "--height", "16",
+    )  # fmt: skip
+    assert part.shape == (16, 32)
+    np.testing.assert_array_equal(part, whole[24:40, 40:72])
+    assert "32x16 at x 40, y 24 of the 96x64 map, seed 3" in said
+    # Beyond the map's nominal size the world goes on.
+    far, _ = _heights(
+        tmp_path, "far", "--config", str(small_map), "--x", "-20", "--y", "50",
+        "--width", "40", "--height", "30", "--normalize", "none",
+    )  # fmt: skip
+    none, _ = _heights(tmp_path, "none", "--config", str(small_map), "--normalize", "none")
+    np.testing.assert_array_equal(far[:14, 20:], none[50:, :20])
+
+
+def test_the_window_of_the_whole_map_keeps_local_normalisation(tmp_path, small_map):
+    plain, _ = _heights(tmp_path, "plain", "--config", str(small_map))
+    origin, _ = _heights(tmp_path, "origin", "--config", str(small_map), "--x", "0", "--y", "0")
+    np.testing.assert_array_equal(plain, origin)
+    assert plain.min() == 0.0 and plain.max() == 1.0  # 'local' stretches the map to 0..1
+
+
+def test_a_window_defaults_to_global_normalisation(tmp_path, small_map):
+    part, _ = _heights(tmp_path, "part", "--config", str(small_map), "--y", "8")
+    glob, _ = _heights(
+        tmp_path, "glob", "--config", str(small_map), "--y", "8", "--normalize", "global"
+    )
+    np.testing.assert_array_equal(part, glob)
+    assert part.shape == (64, 96)
+
+
+@pytest.mark.parametrize(
+    ("args", "where"),
+    [
+        (["--normalize", "local"], "--normalize local"),
+        (["--config", "LOCAL"], "normalize = 'local' (config)"),
+    ],
+)
+def test_local_normalisation_of_a_window_is_an_error(tmp_path, args, where):
+    local = tmp_path / "local.toml"
+    local.write_text('[terrain]\nnormalize = "local"\nwidth = 64\nheight = 64\n')
+    args = [str(local) if a == "LOCAL" else a for a in args]
+    out = tmp_path / "x"
+    result = runner.invoke(app, ["map", "--out", str(out), "--x", "16", *args])
+    assert result.exit_code == 1, result.output
+    assert f"error: {where} stretches each window to its own range" in result.output
+    assert "use --normalize global (the default for windows) or none" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_bad_window_values_name_the_option(tmp_path):
+    result = runner.invoke(app, ["map", "--out", str(tmp_path), "--x", str(2**41)])
+    assert result.exit_code == 1 and "error: window x must be an integer" in result.output
