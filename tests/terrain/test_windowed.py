@@ -6,8 +6,10 @@ import random
 import numpy as np
 import pytest
 from PIL import Image
+from typer.testing import CliRunner
 
 from worldgen import threads
+from worldgen.cli import app
 from worldgen.config import map_config, merge, preset
 from worldgen.io._mapset import write_terrain_set
 from worldgen.terrain import (
@@ -267,3 +269,23 @@ def test_bad_windows():
 def test_bad_region_options(kwargs, message):
     with pytest.raises(ValueError, match=message):
         TerrainConfig(**kwargs)
+
+
+def test_terrain_command_writes_windows_and_eroded_heights(tmp_path):
+    runner = CliRunner()
+    common = ["--droplets", "3000", "--export", "npy", "--mesh", "stl"]
+    for name, window in (
+        ("big", ("96", "128", "160", "96")),
+        ("small", ("136", "160", "64", "48")),
+    ):
+        x, y, w, h = window
+        args = ["terrain", "--out", str(tmp_path / name), "--x", x, "--y", y]
+        result = runner.invoke(app, [*args, "--width", w, "--height", h, *common])
+        assert result.exit_code == 0, result.output
+    big, small = tmp_path / "big", tmp_path / "small"
+    for name in ("eroded.npy", "height.npy"):
+        assert np.array_equal(np.load(small / name), np.load(big / name)[32:80, 40:104]), name
+    assert not np.array_equal(np.load(small / "eroded.npy"), np.load(small / "height.npy"))
+    for name in PICTURES:
+        crop = np.asarray(Image.open(big / name))[32:80, 40:104]
+        assert np.array_equal(np.asarray(Image.open(small / name)), crop), name
