@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from PIL import Image
 from typer.testing import CliRunner
 
 from worldgen.cli import app
@@ -31,6 +32,12 @@ def test_a_window_is_a_crop_of_the_map_normalised_globally(tmp_path, small_map):
     )  # fmt: skip
     assert part.shape == (16, 32)
     np.testing.assert_array_equal(part, whole[24:40, 40:72])
+    for name in ("height", "colour", "normal", "biomes"):
+        with (
+            Image.open(tmp_path / "whole" / f"{name}.png") as a,
+            Image.open(tmp_path / "part" / f"{name}.png") as b,
+        ):
+            assert np.asarray(a)[24:40, 40:72].tobytes() == np.asarray(b).tobytes(), name
     assert "32x16 at x 40, y 24 of the 96x64 map, seed 3" in said
     # Beyond the map's nominal size the world goes on.
     far, _ = _heights(

@@ -11,12 +11,15 @@ import contextlib
 import enum
 import pathlib
 import warnings
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+if TYPE_CHECKING:
+    from worldgen.terrain import Window
 
 app = typer.Typer(
     add_completion=False,
@@ -122,7 +125,7 @@ def _map_window(
     terrain: dict[str, Any],
     x: int | None,
     y: int | None,
-):
+) -> tuple[dict[str, Any], int, int, Window | None]:
     """:func:`_map_data` for a window of the map, with the normalisation rule.
 
     Without ``x`` and ``y`` this is ``_map_data`` and no window (the whole
@@ -251,7 +254,8 @@ def map_command(
     relief: Annotated[
         float | None,
         Opt(
-            help="Pixels high a height of 1.0 stands, for shading. [default: a quarter of the larger side]"
+            help="Cells high a height of 1.0 stands, for shading (a world unit: every "
+            "window shades alike). [default: 128; a preset's grows with the map]"
         ),
     ] = None,
     export: Annotated[
@@ -372,7 +376,7 @@ def terrain_command(
     ] = None,
     multiplier: Annotated[
         float | None,
-        Opt(help="Mesh height of 1.0, in cells. [default: a quarter of the map's larger side]"),
+        Opt(help="Mesh height of 1.0, in cells. [default: the map's relief, 128]"),
     ] = None,
     stride: Annotated[int, Opt(help="Mesh level of detail: keep every STRIDE-th sample.")] = 1,
 ) -> None:

@@ -7,9 +7,9 @@ table ``[palette]`` of ``name = [r, g, b]`` colours to change.
 
 A map config file has optional tables ``[terrain]`` (the fields of
 :class:`~worldgen.terrain.NoiseMap`), ``[mask]``, ``[curve]``, ``[cleanup]``,
-``[biomes]``, an array of tables ``[[bands]]`` and a top-level
-``climate_scale``. Anything left out takes its documented default. Unknown
-keys are errors, so a typo never passes silently::
+``[biomes]``, an array of tables ``[[bands]]`` and top-level
+``climate_scale`` and ``relief``. Anything left out takes its documented
+default. Unknown keys are errors, so a typo never passes silently::
 
     climate_scale = 2.0
 
@@ -42,24 +42,29 @@ from worldgen.terrain._noise_map import NoiseMap
 from worldgen.terrain._shaping import HeightCurve, Mask
 
 _TABLES = {"terrain": NoiseMap, "mask": Mask, "curve": HeightCurve, "cleanup": Cleanup}
-_TOP = {"climate_scale", "bands", "biomes", *_TABLES}
+_TOP = {"climate_scale", "relief", "bands", "biomes", *_TABLES}
 
 
 def _presets(width: int, height: int) -> dict[str, dict[str, Any]]:
     half = min(width, height) / 2
+    # A preset scales its whole world with the map: features and relief.
+    relief = max(width, height) / 4
     return {
         "islands": {
             "terrain": {"scale": max(width, height) / 5, "octaves": 6, "normalize": "global"},
             "mask": {"shape": "radial", "radius": 0.95 * half},
+            "relief": relief,
         },
         "continents": {
             "terrain": {"scale": max(width, height) / 2, "octaves": 8, "normalize": "global"},
             "curve": {"points": [[0.0, 0.0], [0.5, 0.42], [1.0, 1.0]], "smooth": True},
+            "relief": relief,
         },
         "archipelago": {
             "terrain": {"scale": max(width, height) / 10, "octaves": 5, "normalize": "global"},
             "mask": {"shape": "square-bump", "radius": 1.05 * half},
             "curve": {"points": [[0.0, 0.0], [0.55, 0.38], [1.0, 1.0]], "smooth": True},
+            "relief": relief,
         },
     }
 
@@ -147,8 +152,9 @@ def map_config(data: dict[str, Any]) -> MapConfig:
             {**b, "colours": [[name, c] for name, c in colours.items()]},
             "biomes",
         )
-    if "climate_scale" in data:
-        kwargs["climate_scale"] = data["climate_scale"]
+    for key in ("climate_scale", "relief"):
+        if key in data:
+            kwargs[key] = data[key]
     return MapConfig(**kwargs)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pathlib
 from collections.abc import Callable, Sequence
@@ -12,10 +13,9 @@ from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
-from worldgen.noise._validate import check_positive
 from worldgen.terrain._classify import band_colours
 from worldgen.terrain._maps import MapConfig, make_layers
-from worldgen.terrain._pictures import HEIGHT_SCALE, PICTURE_HALO, map_pictures, shaded_colour
+from worldgen.terrain._pictures import PICTURE_HALO, map_pictures, shaded_colour
 from worldgen.terrain._rivers import MAX_RIVER_RADIUS, draw_rivers
 from worldgen.terrain._shading import legend
 from worldgen.terrain._terrain import TerrainConfig, make_terrain, terrain_mesh
@@ -60,8 +60,8 @@ def write_map_set(
         The part of the map to make (default: the whole map).
     relief : float, optional
         How many cells high a height of 1.0 stands, for the shading
-        (default :data:`~worldgen.terrain.HEIGHT_SCALE`, 128; a world unit,
-        so every window's pictures are crops of the whole map's, see
+        (default: ``config.relief``; a world unit, so every window's
+        pictures are crops of the whole map's, see
         :func:`~worldgen.terrain.map_pictures`).
     blend : bool
         Blend band colours instead of stepping them.
@@ -73,33 +73,24 @@ def write_map_set(
     list of pathlib.Path
         The files written, in order.
     """
-    relief = _check_options(config, formats, tile, relief)
+    config = _check_options(config, formats, tile, relief)
     layers = make_layers(config, window, progress=progress)
-    return _write_layers(config, window, layers, out, formats, tile, relief, blend, progress)
+    return _write_layers(config, window, layers, out, formats, tile, blend, progress)
 
 
-def _check_options(config: MapConfig, formats, tile, relief) -> float:
-    """Validate before any work, so that bad options write nothing."""
+def _check_options(config: MapConfig, formats, tile, relief) -> MapConfig:
+    """Validate before any work, so that bad options write nothing; the
+    config with ``relief``, if given."""
     for fmt in formats:
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if tile is not None and (isinstance(tile, bool) or not isinstance(tile, int) or tile < 1):
         raise ValueError(f"tile must be a positive integer, got {tile!r}")
-    return HEIGHT_SCALE if relief is None else check_positive(relief, "relief")
+    return config if relief is None else dataclasses.replace(config, relief=relief)
 
 
 def _write_layers(
-    config,
-    window,
-    layers,
-    out,
-    formats,
-    tile,
-    relief,
-    blend,
-    progress,
-    heights=None,
-    height_files=None,
+    config, window, layers, out, formats, tile, blend, progress, heights=None, height_files=None
 ) -> list[pathlib.Path]:
     # ``heights``: unit heights of the window and a PICTURE_HALO around it
     # for the pictures, ``height_files``: for height.png and the exports, if
@@ -108,9 +99,7 @@ def _write_layers(
     out = pathlib.Path(out)
     if progress is not None:
         progress("pictures")
-    pictures = map_pictures(
-        config, window, layers=layers, relief=relief, blend=blend, heights=heights
-    )
+    pictures = map_pictures(config, window, layers=layers, blend=blend, heights=heights)
     if height_files is None:
         height_files = pictures.height
     key = legend(config.biomes.names, [tuple(c) for c in config.biomes.palette()])
@@ -169,7 +158,7 @@ def write_terrain_set(
     it was deposited) and ``terrain.<fmt>`` for each of ``meshes``
     (``glb``, ``obj``, ``ply``, ``stl``), textured with ``terrain.png``.
     """
-    relief = _check_options(config, formats, tile, relief)
+    config = _check_options(config, formats, tile, relief)
     for fmt in meshes:
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
@@ -182,9 +171,7 @@ def write_terrain_set(
     halo = 0 if local else MAX_RIVER_RADIUS + PICTURE_HALO
     grown = make_terrain(config, terrain_config, window=window.grown(halo), progress=progress)
     painted = window if local else window.grown(MAX_RIVER_RADIUS)
-    colour = shaded_colour(
-        config, grown.heights, relief=relief, blend=blend, halo=0 if local else PICTURE_HALO
-    )
+    colour = shaded_colour(config, grown.heights, blend=blend, halo=0 if local else PICTURE_HALO)
     if grown.rivers is not None:
         colour = draw_rivers(colour, grown.crop(painted).rivers)
     colour = colour[crop_index(window, painted)]
@@ -194,7 +181,7 @@ def write_terrain_set(
     else:
         pictured = grown.crop(window.grown(PICTURE_HALO)).heights
     written = _write_layers(
-        config, window, terrain.carved, out, formats, tile, relief, blend, progress,
+        config, window, terrain.carved, out, formats, tile, blend, progress,
         heights=pictured, height_files=config.unit_elevation(terrain.layers.elevation),
     )  # fmt: skip
     written.append(write_heightmap(out / "eroded.png", terrain.heights, "png16"))

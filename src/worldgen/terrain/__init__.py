@@ -12,7 +12,7 @@
 - :func:`colour_ramp`, :func:`hillshade`, :func:`apply_shade`,
   :func:`normal_map`, :func:`legend`: pictures.
 - :func:`map_pictures`, :func:`shaded_colour`, :func:`relief_shade`,
-  :data:`HEIGHT_SCALE`: a window's pictures in world units, crops of the
+  :data:`DEFAULT_RELIEF`: a window's pictures in world units, crops of the
   whole map's.
 - :class:`MapConfig`, :func:`make_layers`: the whole map pipeline.
 - :func:`erode` (:class:`HydraulicErosion`), :func:`thermal_erode`:
@@ -28,11 +28,10 @@
 from worldgen.terrain._classify import DEFAULT_BANDS, DEFAULT_BIOMES, Band, BiomeTable, classify
 from worldgen.terrain._dla import dla_mountains
 from worldgen.terrain._erosion import ErosionResult, HydraulicErosion, erode, thermal_erode
-from worldgen.terrain._maps import Cleanup, MapConfig, MapLayers, make_layers
+from worldgen.terrain._maps import DEFAULT_RELIEF, Cleanup, MapConfig, MapLayers, make_layers
 from worldgen.terrain._mesh import Mesh, heightfield_mesh
 from worldgen.terrain._noise_map import NoiseMap, global_range
 from worldgen.terrain._pictures import (
-    HEIGHT_SCALE,
     PICTURE_HALO,
     MapPictures,
     map_pictures,
@@ -56,7 +55,7 @@ from worldgen.terrain._window import Window
 __all__ = [
     "DEFAULT_BANDS",
     "DEFAULT_BIOMES",
-    "HEIGHT_SCALE",
+    "DEFAULT_RELIEF",
     "PICTURE_HALO",
     "Band",
     "BiomeTable",

@@ -31,6 +31,10 @@ from worldgen.terrain._noise_map import NoiseMap
 from worldgen.terrain._shaping import HeightCurve, Mask
 from worldgen.terrain._window import Window
 
+DEFAULT_RELIEF = 128.0
+"""How many cells high a height of 1.0 stands in the pictures, by default: a
+quarter of the default 512 x 512 map's side, as its pictures always had."""
+
 # Tags for the climate fields' derived seeds.
 _MOISTURE, _TEMPERATURE = 0x4D4F4953, 0x54454D50
 
@@ -80,6 +84,11 @@ class MapConfig:
         (> 0; 2 = features twice as large).
     cleanup : Cleanup
         Tile clean-ups.
+    relief : float
+        The height scale of the pictures (hillshading, normal maps): how
+        many cells high a height of 1.0 stands (> 0; default
+        :data:`DEFAULT_RELIEF`, 128). A world unit, the same for every
+        window, so a window's pictures are crops of a bigger map's.
     """
 
     terrain: NoiseMap = dataclasses.field(default_factory=NoiseMap)
@@ -89,10 +98,12 @@ class MapConfig:
     biomes: BiomeTable = DEFAULT_BIOMES
     climate_scale: float = 2.0
     cleanup: Cleanup = dataclasses.field(default_factory=Cleanup)
+    relief: float = DEFAULT_RELIEF
 
     def __post_init__(self):
         object.__setattr__(self, "bands", check_bands(self.bands))
         check_positive(self.climate_scale, "climate_scale")
+        check_positive(self.relief, "relief")
 
     def climate(self, tag: int) -> NoiseMap:
         """The moisture (or temperature) field: the terrain's noise map with

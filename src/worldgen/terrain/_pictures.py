@@ -4,9 +4,10 @@ A picture of a window equals the same window cut from the picture of any
 bigger window, byte for byte, because nothing in it depends on the window:
 
 - Strength comes from world units. A cell is one world unit across and a
-  height of 1.0 stands :data:`HEIGHT_SCALE` cells high (``relief``), so the
-  hillshade and the normal map see the same slope wherever and however big
-  the window is (not a multiple of the map's size, not its min..max).
+  height of 1.0 stands ``MapConfig.relief`` cells high (default
+  :data:`~worldgen.terrain.DEFAULT_RELIEF`, 128), so the hillshade and the
+  normal map see the same slope wherever and however big the window is (not
+  a multiple of the window's size, not its min..max).
 - Edges come from the world. Slopes use Horn's 3x3 operator, which reaches
   one cell (:data:`PICTURE_HALO`) beyond the window; the pictures are made
   from the window's heights with that halo, taken from the same pure height
@@ -27,11 +28,6 @@ from worldgen.noise._validate import check_int, check_positive
 from worldgen.terrain._maps import MapConfig, MapLayers, make_layers
 from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, normal_map
 from worldgen.terrain._window import Window
-
-HEIGHT_SCALE = 128.0
-"""How many cells high a height of 1.0 stands in the pictures (the default
-``relief``): a quarter of the default 512 x 512 map's side, so its pictures
-look as they always did, now for every size and window."""
 
 PICTURE_HALO = 1
 """Cells beyond a window that its pictures depend on (Horn's 3x3 slopes)."""
@@ -76,19 +72,20 @@ def _with_halo(heights: np.ndarray, halo: int) -> np.ndarray:
 
 
 def relief_shade(
-    config: MapConfig, heights: np.ndarray, *, relief: float = HEIGHT_SCALE, halo: int = 1
+    config: MapConfig, heights: np.ndarray, *, relief: float | None = None, halo: int = 1
 ) -> np.ndarray:
     """Hillshade of unit heights, water lit as a level surface at sea level.
 
     Parameters
     ----------
     config : MapConfig
-        Gives the sea level (the top of the water bands).
+        Gives the sea level (the top of the water bands) and the relief.
     heights : array_like, shape (H + 2 halo, W + 2 halo)
         Heights in [0, 1] (see :meth:`MapConfig.unit_elevation`) of the
         window and ``halo`` cells around it.
-    relief : float
-        How many cells high a height of 1.0 stands (> 0).
+    relief : float, optional
+        How many cells high a height of 1.0 stands (> 0; default
+        ``config.relief``).
     halo : {1, 0}
         1: ``heights`` has the one-cell halo, from the same height function
         as the window, and the result is exactly the crop of a bigger
@@ -106,7 +103,7 @@ def relief_shade(
     (1, 2)
     """
     padded = _with_halo(heights, halo)
-    relief = check_positive(relief, "relief")
+    relief = config.relief if relief is None else check_positive(relief, "relief")
     shade = hillshade(np.maximum(padded, config.sea_level), exaggeration=relief)
     return shade[1:-1, 1:-1]
 
@@ -115,7 +112,7 @@ def shaded_colour(
     config: MapConfig,
     heights: np.ndarray,
     *,
-    relief: float = HEIGHT_SCALE,
+    relief: float | None = None,
     blend: bool = False,
     halo: int = 1,
 ) -> np.ndarray:
@@ -145,7 +142,6 @@ def map_pictures(
     window: Window | None = None,
     *,
     layers: MapLayers | None = None,
-    relief: float = HEIGHT_SCALE,
     blend: bool = False,
     heights: np.ndarray | None = None,
 ) -> MapPictures:
@@ -154,15 +150,12 @@ def map_pictures(
     Parameters
     ----------
     config : MapConfig
-        The map.
+        The map; its ``relief`` is the shading's height scale.
     window : Window, optional
         The part of the map's pixel grid to picture.
     layers : MapLayers, optional
         ``make_layers(config, window)``, if already made (its biomes are
         used; made here otherwise).
-    relief : float
-        How many cells high a height of 1.0 stands, > 0 (default
-        :data:`HEIGHT_SCALE`).
     blend : bool
         Blend the band colours instead of stepping them.
     heights : array_like, optional
@@ -193,7 +186,6 @@ def map_pictures(
     True
     """
     window = config.terrain.window if window is None else window
-    relief = check_positive(relief, "relief")
     if layers is None:
         layers = make_layers(config, window)
     if layers.biomes.shape != window.shape:
@@ -207,18 +199,17 @@ def map_pictures(
             f"heights must be those of the window with a {PICTURE_HALO}-cell halo, shape "
             f"{window.grown(PICTURE_HALO).shape}, got {np.shape(heights)}"
         )
-    shade = relief_shade(config, heights, relief=relief)
+    shade = relief_shade(config, heights)
     biomes = apply_shade(config.biomes.palette()[layers.biomes], shade, strength=_BIOME_SHADE)
     return MapPictures(
         height=heights[1:-1, 1:-1],
         colour=_band_colours(config, heights[1:-1, 1:-1], shade, blend),
-        normal=normal_map(heights, strength=relief)[1:-1, 1:-1],
+        normal=normal_map(heights, strength=config.relief)[1:-1, 1:-1],
         biomes=biomes,
     )
 
 
 __all__ = [
-    "HEIGHT_SCALE",
     "PICTURE_HALO",
     "MapPictures",
     "map_pictures",

@@ -6,7 +6,9 @@ images are uint8 arrays of shape ``(H, W, 3)``.
 
 Slopes are measured with Horn's 3x3 operator (the gradient GDAL's ``gdaldem``
 and ESRI's hillshade use), replicating border pixels at the edges, so every
-output has the shape of its input.
+output has the shape of its input. For a window of a bigger world, shade the
+window grown by one cell and crop (as :mod:`worldgen.terrain._pictures`
+does), so that the edges see their true neighbours.
 """
 
 from __future__ import annotations

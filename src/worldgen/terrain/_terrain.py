@@ -64,9 +64,9 @@ class TerrainConfig:
     river_halo : int
         Cells each region is grown by for its drainage (default 256).
     multiplier : float, optional
-        Mesh height of a height of 1.0, in cells (default: a quarter of the
-        map's larger nominal side, as the shading assumes; the same for
-        every window).
+        Mesh height of a height of 1.0, in cells (default: the map's
+        ``relief``, the height scale of its shading, 128 cells unless set;
+        the same for every window).
     stride : int
         Mesh level of detail: every ``stride``-th sample (default 1).
     """
@@ -254,8 +254,7 @@ def make_terrain(
     if config.rivers:
         stage("rivers")
         flow = world.water(window, heights)
-    size = max(terrain.width, terrain.height)
-    multiplier = size / 4 if config.multiplier is None else config.multiplier
+    multiplier = map_config.relief if config.multiplier is None else config.multiplier
     carved = layers_from_heights(map_config, window, heights)
     return Terrain(
         layers, heights, erosion, flow, map_config.sea_level, window, float(multiplier), carved
