@@ -27,7 +27,7 @@ from worldgen.terrain._windowed import BAND, TILE, _axis_weights, _tiles_over, c
 
 ISLAND = map_config(merge({"terrain": {"seed": 3}}, preset("islands")))
 # Unmasked: rivers come from fixed regions (smaller than the default, to
-# keep the test quick; the window below lies in whole regions).
+# keep the test quick).
 PLAIN = MapConfig(terrain=NoiseMap(seed=11, scale=96.0, octaves=4, normalize="global"))
 SEAMS = MapConfig(terrain=NoiseMap(seed=2, scale=96.0, normalize="global"))
 FAR = 10**7 - 10**7 % 512

@@ -54,8 +54,10 @@ Rivers and lakes
       everywhere. (Boxes larger than ``MAX_BOX`` cells a side fall back to
       regions.)
     - Unmasked maps: the plane is cut into square regions of
-      ``river_region`` cells aligned to cell 0, each computed on the region
-      grown by ``river_halo`` cells (water leaves through that grown edge).
+      ``river_region`` cells, the grid centred on the map's nominal
+      rectangle (so a map no bigger than a region lies in one), each
+      computed on the region grown by ``river_halo`` cells (water leaves
+      through that grown edge).
       Inside a region rivers are exact and continuous across any window or
       tile border; a river crossing a region border may change width or
       stop there, when its catchment reaches beyond the halo.
@@ -127,13 +129,14 @@ class _LRU:
 
 
 _TILES = _LRU(96)
+_RIDGES = _LRU(128)
 _REGIONS = _LRU(4)
 _RANGES = _LRU(16)
 
 
 def clear_caches() -> None:
     """Forget every cached tile and region (results do not change)."""
-    for cache in (_TILES, _REGIONS, _RANGES):
+    for cache in (_TILES, _RIDGES, _REGIONS, _RANGES):
         cache.clear()
 
 
@@ -246,7 +249,7 @@ class World:
             seed = _tile_seed(self.seed, DLA_TAG, i, j)
             return (dla_mountains(TILE + BAND, seed=seed),)
 
-        return _TILES.get((self.key, "dla", i, j), make)
+        return _RIDGES.get((self.key, i, j), make)
 
     def shaped(self, window: Window) -> np.ndarray:
         """Heights in [0, 1] before erosion: the map's, DLA ridges blended in."""
@@ -373,10 +376,16 @@ class World:
         if self.box is not None:
             return [(self.box, self.box)] if overlap(self.box, window) else []
         size, halo = self.config.river_region, self.config.river_halo
+        terrain = self.map_config.terrain
+        # The grid is centred on the map's nominal rectangle, so that a map
+        # no bigger than a region (and a small halo around it) lies in one.
+        x0, y0 = (terrain.width - size) // 2, (terrain.height - size) // 2
         out = []
-        for ry in range(window.y // size, (window.y + window.height - 1) // size + 1):
-            for rx in range(window.x // size, (window.x + window.width - 1) // size + 1):
-                core = Window(rx * size, ry * size, size, size)
+        for ry in range((window.y - y0) // size, (window.y + window.height - 1 - y0) // size + 1):
+            for rx in range(
+                (window.x - x0) // size, (window.x + window.width - 1 - x0) // size + 1
+            ):
+                core = Window(x0 + rx * size, y0 + ry * size, size, size)
                 out.append((core, core.grown(halo)))
         return out
 
