@@ -459,9 +459,18 @@ def terrain_command(
     seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
     width: Annotated[int | None, Opt(help="Pixels across.", show_default="512")] = None,
     height: Annotated[int | None, Opt(help="Pixels down.", show_default="512")] = None,
+    x: WindowX = None,
+    y: WindowY = None,
     scale: Annotated[
         float | None,
         Opt(help="Pixels per noise cell at the first octave.", show_default="from the preset"),
+    ] = None,
+    export: Annotated[
+        list[Format] | None,
+        Opt(
+            help="Also write height.FMT and eroded.FMT in this format (repeatable).",
+            show_default="none",
+        ),
     ] = None,
     droplets: Annotated[
         int | None, Opt(help="Hydraulic erosion droplets.", show_default="one per four cells")
@@ -474,7 +483,8 @@ def terrain_command(
     river_threshold: Annotated[
         float | None,
         Opt(
-            help="Cells draining through a cell to make a river.", show_default="0.5% of the cells"
+            help="Cells draining through a cell to make a river.",
+            show_default="0.006 x scale^2, about 63 for the islands preset",
         ),
     ] = None,
     mesh: Annotated[
@@ -482,7 +492,7 @@ def terrain_command(
     ] = None,
     multiplier: Annotated[
         float | None,
-        Opt(help="Mesh height of 1.0, in cells.", show_default="a quarter of the larger side"),
+        Opt(help="Mesh height of 1.0, in cells.", show_default="the map's relief, 128"),
     ] = None,
     stride: Annotated[int, Opt(help="Mesh level of detail: keep every STRIDE-th sample.")] = 1,
 ) -> None:
@@ -494,7 +504,7 @@ def terrain_command(
     terrain = {"seed": seed, "width": width, "height": height, "scale": scale}
     try:
         name = preset.value if preset is not None else ("islands" if config is None else None)
-        data, _, _ = _map_data(config, name, terrain)
+        data, _, _, window = _map_window(config, name, terrain, x, y)
         settings = map_config(data)
         carving = TerrainConfig(
             droplets=droplets, thermal=thermal, dla=dla, rivers=rivers,
@@ -502,11 +512,13 @@ def terrain_command(
         )  # fmt: skip
         with _stages(TERRAIN_STAGES) as advance:
             meshes = [m.value for m in mesh or [MeshFormat.glb]]
-            written = write_terrain_set(settings, carving, out, meshes=meshes, progress=advance)
+            written = write_terrain_set(
+                settings, carving, out, window=window, formats=[f.value for f in export or []],
+                meshes=meshes, progress=advance,
+            )  # fmt: skip
     except _USER_ERRORS as exc:
         raise _fail(exc) from None
-    t = settings.terrain
-    _written(written, out, f"{t.width}x{t.height}, seed {t.seed}")
+    _written(written, out, _described(settings, window))
 
 
 class WorldTerrain(enum.StrEnum):

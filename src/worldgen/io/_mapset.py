@@ -17,19 +17,23 @@ from worldgen.io._outset import output_set
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
 from worldgen.noise._validate import check_instance
 from worldgen.terrain._classify import band_colours
-from worldgen.terrain._maps import MapConfig, make_layers
-from worldgen.terrain._pictures import map_pictures, shaded_colour
-from worldgen.terrain._rivers import draw_rivers
+from worldgen.terrain._maps import MapConfig, layers_from_heights, make_layers
+from worldgen.terrain._pictures import PICTURE_HALO, map_pictures, shaded_colour
+from worldgen.terrain._rivers import MAX_RIVER_RADIUS, draw_rivers
 from worldgen.terrain._shading import legend
 from worldgen.terrain._terrain import TerrainConfig, make_terrain, terrain_mesh
 from worldgen.terrain._tilemap import autotile_masks
 from worldgen.terrain._window import Window
+from worldgen.terrain._windowed import crop_index
 
 # The stages a map set goes through, for progress reports; a terrain set
 # adds its own between "clean-up" and "pictures", and "mesh" at the end.
 STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "files")
 # The largest side of tilemap.png, in pixels; a bigger map shows its centre.
 PREVIEW_PIXELS = 2048
+# Eroded or deposited height shown at full strength in erosion.png: about
+# the 99th percentile with the default droplets.
+EROSION_SHOWN = 0.04
 TERRAIN_STAGES = (*STAGES[:5], "ridges", "erosion", "thermal", "rivers", *STAGES[5:], "mesh")
 # File names of the extra height map formats: each its own, so that none
 # overwrites the 16-bit ``height.png``.
@@ -166,18 +170,23 @@ def _check_options(config: MapConfig, formats, tile, relief) -> MapConfig:
 
 
 def _write_layers(
-    config, window, layers, out, formats, tile, blend, progress
+    config, window, layers, out, formats, tile, blend, progress, heights=None, height_files=None
 ) -> list[pathlib.Path]:
+    # ``heights``: unit heights of the window and a PICTURE_HALO around it
+    # for the pictures, ``height_files``: for height.png and the exports, if
+    # not the map's own (a terrain set's pictures show the carved heights,
+    # its height files the map's).
     out = pathlib.Path(out)
     if progress is not None:
         progress("pictures")
-    pictures = map_pictures(config, window, layers=layers, blend=blend)
-    heights = pictures.height
+    pictures = map_pictures(config, window, layers=layers, blend=blend, heights=heights)
+    if height_files is None:
+        height_files = pictures.height
     key = legend(config.biomes.names, [tuple(c) for c in config.biomes.palette()])
     if progress is not None:
         progress("files")
     written = [
-        write_heightmap(out / "height.png", heights, "png16"),
+        write_heightmap(out / "height.png", height_files, "png16"),
         write_rgb_png(out / "colour.png", pictures.colour),
         write_rgb_png(out / "normal.png", pictures.normal),
         write_rgb_png(out / "biomes.png", pictures.biomes),
@@ -190,9 +199,9 @@ def _write_layers(
     )
     for fmt in formats:
         if fmt != "png16":
-            written.append(write_heightmap(out / HEIGHT_FILES[fmt], heights, fmt))
+            written.append(write_heightmap(out / HEIGHT_FILES[fmt], height_files, fmt))
     if tile is not None:
-        written += write_tiles(out / "tiles", "height", heights, tile)
+        written += write_tiles(out / "tiles", "height", height_files, tile)
     return written
 
 
@@ -229,12 +238,19 @@ def write_terrain_set(
     tile: int | None = None,
     relief: float | None = None,
     blend: bool = False,
+    window: Window | None = None,
     progress: Callable[..., None] | None = None,
 ) -> list[pathlib.Path]:
     """Make a map, carve it (:func:`~worldgen.terrain.make_terrain`) and
     write the map set (see :func:`write_map_set`) and the terrain's files.
 
-    Terrain files: ``eroded.png`` (16-bit heights after erosion),
+    ``window`` (default: the whole map) carves and writes those cells only;
+    every file then equals the same crop of a bigger window's. The map
+    set's pictures, biomes and tile maps are made from the carved heights,
+    its height files (``height.png``, ``height.<fmt>``) from the map's.
+
+    Terrain files: ``eroded.png`` (16-bit heights after erosion) and
+    ``eroded.<fmt>`` for each of ``formats`` (e.g. ``eroded.npy``, float64),
     ``terrain.png`` (shaded colour map of the eroded heights, rivers and
     lakes drawn), ``erosion.png`` (red where material was eroded, blue where
     it was deposited) and ``terrain.<fmt>`` for each of ``meshes``
@@ -244,23 +260,47 @@ def write_terrain_set(
     for fmt in meshes:
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
-    _check_work(config, terrain_config)
+    window = config.terrain.window if window is None else window
+    _check_work(config, terrain_config, window=window)
     with output_set(out, command="terrain", about=_about(config)) as files:
         written = _write_terrain(
-            config, terrain_config, files.staging, formats, meshes, tile, blend, progress
+            config, terrain_config, files.staging, formats, meshes, tile, blend, window, progress
         )
     return files.final(written)
 
 
 def _write_terrain(
-    config, terrain_config, out, formats, meshes, tile, blend, progress
+    config, terrain_config, out, formats, meshes, tile, blend, window, progress
 ) -> list[pathlib.Path]:
-    terrain = make_terrain(config, terrain_config, progress=progress)
-    written = _write_layers(config, None, terrain.layers, out, formats, tile, blend, progress)
-    colour = shaded_colour(config, terrain.heights, blend=blend, halo=0)
-    if terrain.rivers is not None:
-        colour = draw_rivers(colour, terrain.rivers)
+    # Rivers paint up to MAX_RIVER_RADIUS cells around them, slopes reach
+    # PICTURE_HALO and the tile maps tile_halo: carve that much more and
+    # crop, so that every file equals the crop of a bigger window's (a
+    # 'local' map is whole anyway).
+    local = config.terrain.normalize == "local"
+    halo = 0 if local else max(MAX_RIVER_RADIUS + PICTURE_HALO, config.tile_halo)
+    grown = make_terrain(config, terrain_config, window=window.grown(halo), progress=progress)
+    painted = window if local else window.grown(MAX_RIVER_RADIUS)
+    around = grown if local else grown.crop(painted.grown(PICTURE_HALO))
+    colour = shaded_colour(config, around.heights, blend=blend, halo=0 if local else PICTURE_HALO)
+    if grown.rivers is not None:
+        colour = draw_rivers(colour, grown.crop(painted).rivers)
+    colour = colour[crop_index(window, painted)]
+    terrain = grown.crop(window)
+    if local:
+        pictured = np.pad(terrain.heights, PICTURE_HALO, mode="edge")
+        carved = terrain.carved
+    else:
+        pictured = grown.crop(window.grown(PICTURE_HALO)).heights
+        carved = layers_from_heights(config, window, grown.heights, halo=halo)
+    written = _write_layers(
+        config, window, carved, out, formats, tile, blend, progress,
+        heights=pictured, height_files=config.unit_elevation(terrain.layers.elevation),
+    )  # fmt: skip
     written.append(write_heightmap(out / "eroded.png", terrain.heights, "png16"))
+    for fmt in formats:
+        if fmt != "png16":
+            name = HEIGHT_FILES[fmt].replace("height", "eroded")
+            written.append(write_heightmap(out / name, terrain.heights, fmt))
     written.append(write_rgb_png(out / "terrain.png", colour))
     if terrain.erosion is not None:
         written.append(write_rgb_png(out / "erosion.png", _erosion_picture(terrain.erosion)))
@@ -273,14 +313,10 @@ def _write_terrain(
 
 
 def _erosion_picture(result) -> np.ndarray:
-    """Eroded material in red, deposited in blue, each scaled to its 99th
-    percentile."""
-
-    def scaled(values: np.ndarray) -> np.ndarray:
-        top = float(np.percentile(values, 99.0))
-        return np.clip(values / top, 0.0, 1.0) if top > 0 else np.zeros_like(values)
-
+    """Eroded material in red, deposited in blue, each at full strength from
+    ``EROSION_SHOWN`` (a constant, so that a window's picture is the crop of
+    a bigger one's)."""
     rgb = np.zeros((*result.eroded.shape, 3), dtype=np.uint8)
-    rgb[..., 0] = np.rint(scaled(result.eroded) * 255)
-    rgb[..., 2] = np.rint(scaled(result.deposited) * 255)
+    rgb[..., 0] = np.rint(np.clip(result.eroded / EROSION_SHOWN, 0.0, 1.0) * 255)
+    rgb[..., 2] = np.rint(np.clip(result.deposited / EROSION_SHOWN, 0.0, 1.0) * 255)
     return rgb

@@ -180,9 +180,10 @@ class ErosionResult:
 # ------------------------------------------------------------------- kernels
 
 
-def _brush(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _brush(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     # Offsets (dy, dx) of the cells at distance d < radius from the centre,
-    # in row-major order, and their raw weights 1 - d / radius.
+    # in row-major order, their raw weights 1 - d / radius, those weights
+    # normalised to sum 1, and the largest offset.
     dys, dxs, raws = [], [], []
     for dy in range(-radius, radius + 1):
         for dx in range(-radius, radius + 1):
@@ -191,7 +192,12 @@ def _brush(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                 dys.append(dy)
                 dxs.append(dx)
                 raws.append(1.0 - math.sqrt(squared) / radius)
-    return np.array(dys, np.int64), np.array(dxs, np.int64), np.array(raws, np.float64)
+    raw = np.array(raws, np.float64)
+    weight_sum = 0.0
+    for value in raws:
+        weight_sum += value
+    reach = max(abs(dy) for dy in dys)
+    return np.array(dys, np.int64), np.array(dxs, np.int64), raw, raw / weight_sum, reach
 
 
 @kernel
@@ -230,6 +236,122 @@ def _sample(heights, x, y):
 
 
 @kernel
+def _droplet(
+    heights,
+    flat,
+    flat_eroded,
+    eroded,
+    deposited,
+    brush_dy,
+    brush_dx,
+    brush_flat,
+    brush_raw,
+    brush_weight,
+    reach,
+    x,
+    y,
+    floor,
+    inertia,
+    capacity_factor,
+    min_capacity,
+    erode_speed,
+    deposit_speed,
+    evaporate_speed,
+    gravity,
+    lifetime,
+    initial_water,
+    initial_speed,
+):
+    # One droplet from (x, y), changing heights, eroded and deposited in
+    # place; returns the sediment it dies with.
+    rows, cols = heights.shape
+    xmax = float(cols - 1)
+    ymax = float(rows - 1)
+    size = brush_dy.shape[0]
+    dx = 0.0
+    dy = 0.0
+    speed = initial_speed
+    water = initial_water
+    sediment = 0.0
+    for _ in range(lifetime):
+        cx = min(int(x), cols - 2)
+        cy = min(int(y), rows - 2)
+        ox = x - cx
+        oy = y - cy
+        old, gx, gy = _sample(heights, x, y)
+        dx = dx * inertia - gx * (1.0 - inertia)
+        dy = dy * inertia - gy * (1.0 - inertia)
+        length = math.sqrt(dx * dx + dy * dy)
+        if length == 0.0:
+            break
+        dx /= length
+        dy /= length
+        x += dx
+        y += dy
+        if x < 0.0 or x > xmax or y < 0.0 or y > ymax:
+            break
+        new, _gx, _gy = _sample(heights, x, y)
+        delta = new - old
+        capacity = -delta * speed * water * capacity_factor
+        if not capacity > min_capacity:
+            capacity = min_capacity
+        if sediment > capacity or delta > 0.0:
+            if delta > 0.0:
+                amount = min(delta, sediment)
+            else:
+                amount = (sediment - capacity) * deposit_speed
+            sediment -= amount
+            part = amount * (1.0 - ox) * (1.0 - oy)
+            heights[cy, cx] += part
+            deposited[cy, cx] += part
+            part = amount * ox * (1.0 - oy)
+            heights[cy, cx + 1] += part
+            deposited[cy, cx + 1] += part
+            part = amount * (1.0 - ox) * oy
+            heights[cy + 1, cx] += part
+            deposited[cy + 1, cx] += part
+            part = amount * ox * oy
+            heights[cy + 1, cx + 1] += part
+            deposited[cy + 1, cx + 1] += part
+        else:
+            amount = min((capacity - sediment) * erode_speed, -delta)
+            if cx >= reach and cy >= reach and cx + reach < cols and cy + reach < rows:
+                centre = cy * cols + cx
+                for b in range(size):
+                    cell = centre + brush_flat[b]
+                    take = amount * brush_weight[b]
+                    room = flat[cell] - floor
+                    if room < take:
+                        take = room if room > 0.0 else 0.0
+                    flat[cell] -= take
+                    flat_eroded[cell] += take
+                    sediment += take
+            else:
+                # Near the edge: renormalise over the cells inside.
+                total = 0.0
+                for b in range(size):
+                    by = cy + brush_dy[b]
+                    bx = cx + brush_dx[b]
+                    if 0 <= by < rows and 0 <= bx < cols:
+                        total += brush_raw[b]
+                for b in range(size):
+                    by = cy + brush_dy[b]
+                    bx = cx + brush_dx[b]
+                    if 0 <= by < rows and 0 <= bx < cols:
+                        take = amount * (brush_raw[b] / total)
+                        room = heights[by, bx] - floor
+                        if room < take:
+                            take = room if room > 0.0 else 0.0
+                        heights[by, bx] -= take
+                        eroded[by, bx] += take
+                        sediment += take
+        squared = speed * speed - delta * gravity
+        speed = math.sqrt(squared) if squared > 0.0 else 0.0
+        water *= 1.0 - evaporate_speed
+    return sediment
+
+
+@kernel
 def _erode_kernel(
     heights,
     eroded,
@@ -261,93 +383,77 @@ def _erode_kernel(
     flat = heights.reshape(rows * cols)
     flat_eroded = eroded.reshape(rows * cols)
     brush_flat = brush_dy * cols + brush_dx
-    xmax = float(cols - 1)
-    ymax = float(rows - 1)
-    size = brush_dy.shape[0]
     for k in range(first, last):
         x = _uniform(seed, 2 * k + 1) * (cols - 1)
         y = _uniform(seed, 2 * k + 2) * (rows - 1)
-        dx = 0.0
-        dy = 0.0
-        speed = initial_speed
-        water = initial_water
-        sediment = 0.0
-        for _ in range(lifetime):
-            cx = min(int(x), cols - 2)
-            cy = min(int(y), rows - 2)
-            ox = x - cx
-            oy = y - cy
-            old, gx, gy = _sample(heights, x, y)
-            dx = dx * inertia - gx * (1.0 - inertia)
-            dy = dy * inertia - gy * (1.0 - inertia)
-            length = math.sqrt(dx * dx + dy * dy)
-            if length == 0.0:
-                break
-            dx /= length
-            dy /= length
-            x += dx
-            y += dy
-            if x < 0.0 or x > xmax or y < 0.0 or y > ymax:
-                break
-            new, _gx, _gy = _sample(heights, x, y)
-            delta = new - old
-            capacity = -delta * speed * water * capacity_factor
-            if not capacity > min_capacity:
-                capacity = min_capacity
-            if sediment > capacity or delta > 0.0:
-                if delta > 0.0:
-                    amount = min(delta, sediment)
-                else:
-                    amount = (sediment - capacity) * deposit_speed
-                sediment -= amount
-                part = amount * (1.0 - ox) * (1.0 - oy)
-                heights[cy, cx] += part
-                deposited[cy, cx] += part
-                part = amount * ox * (1.0 - oy)
-                heights[cy, cx + 1] += part
-                deposited[cy, cx + 1] += part
-                part = amount * (1.0 - ox) * oy
-                heights[cy + 1, cx] += part
-                deposited[cy + 1, cx] += part
-                part = amount * ox * oy
-                heights[cy + 1, cx + 1] += part
-                deposited[cy + 1, cx + 1] += part
-            else:
-                amount = min((capacity - sediment) * erode_speed, -delta)
-                if cx >= reach and cy >= reach and cx + reach < cols and cy + reach < rows:
-                    centre = cy * cols + cx
-                    for b in range(size):
-                        cell = centre + brush_flat[b]
-                        take = amount * brush_weight[b]
-                        room = flat[cell] - floor
-                        if room < take:
-                            take = room if room > 0.0 else 0.0
-                        flat[cell] -= take
-                        flat_eroded[cell] += take
-                        sediment += take
-                else:
-                    # Near the edge: renormalise over the cells inside.
-                    total = 0.0
-                    for b in range(size):
-                        by = cy + brush_dy[b]
-                        bx = cx + brush_dx[b]
-                        if 0 <= by < rows and 0 <= bx < cols:
-                            total += brush_raw[b]
-                    for b in range(size):
-                        by = cy + brush_dy[b]
-                        bx = cx + brush_dx[b]
-                        if 0 <= by < rows and 0 <= bx < cols:
-                            take = amount * (brush_raw[b] / total)
-                            room = heights[by, bx] - floor
-                            if room < take:
-                                take = room if room > 0.0 else 0.0
-                            heights[by, bx] -= take
-                            eroded[by, bx] += take
-                            sediment += take
-            squared = speed * speed - delta * gravity
-            speed = math.sqrt(squared) if squared > 0.0 else 0.0
-            water *= 1.0 - evaporate_speed
-        carried += sediment
+        carried += _droplet(
+            heights, flat, flat_eroded, eroded, deposited, brush_dy, brush_dx, brush_flat,
+            brush_raw, brush_weight, reach, x, y, floor, inertia, capacity_factor,
+            min_capacity, erode_speed, deposit_speed, evaporate_speed, gravity, lifetime,
+            initial_water, initial_speed,
+        )  # fmt: skip
+    return carried
+
+
+@kernel
+def _cell_key(seed, p, gx, gy):
+    # A 64-bit key for pass ``p`` of world cell (gx, gy): SplitMix64's
+    # finaliser chained over the three integers (two's complement wraps
+    # negative coordinates).
+    key = _mix64(seed + np.uint64(_GOLDEN) * np.uint64(p + 1))
+    key = _mix64(key ^ np.uint64(gx))
+    return _mix64(key ^ (np.uint64(gy) * np.uint64(_GOLDEN)))
+
+
+@kernel
+def _erode_world_kernel(
+    heights,
+    eroded,
+    deposited,
+    brush_dy,
+    brush_dx,
+    brush_raw,
+    brush_weight,
+    reach,
+    seed,
+    x0,
+    y0,
+    passes,
+    chance,
+    floor,
+    inertia,
+    capacity_factor,
+    min_capacity,
+    erode_speed,
+    deposit_speed,
+    evaporate_speed,
+    gravity,
+    lifetime,
+    initial_water,
+    initial_speed,
+):
+    # Droplets seeded by world cell: in each pass, in row-major world order,
+    # cell (x0 + c, y0 + r) starts a droplet with probability ``chance`` at
+    # a hashed point inside it. Returns the sediment carried off.
+    rows, cols = heights.shape
+    flat = heights.reshape(rows * cols)
+    flat_eroded = eroded.reshape(rows * cols)
+    brush_flat = brush_dy * cols + brush_dx
+    carried = 0.0
+    for p in range(passes):
+        for r in range(rows - 1):
+            for c in range(cols - 1):
+                key = _cell_key(seed, p, x0 + c, y0 + r)
+                if not _uniform(key, 1) < chance:
+                    continue
+                x = c + _uniform(key, 2)
+                y = r + _uniform(key, 3)
+                carried += _droplet(
+                    heights, flat, flat_eroded, eroded, deposited, brush_dy, brush_dx,
+                    brush_flat, brush_raw, brush_weight, reach, x, y, floor, inertia,
+                    capacity_factor, min_capacity, erode_speed, deposit_speed,
+                    evaporate_speed, gravity, lifetime, initial_water, initial_speed,
+                )  # fmt: skip
     return carried
 
 
@@ -512,12 +618,7 @@ def erode(
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a callable progress(done, total), got {progress!r}")
 
-    brush_dy, brush_dx, brush_raw = _brush(params.radius)
-    weight_sum = 0.0
-    for raw in brush_raw.tolist():
-        weight_sum += raw
-    brush_weight = brush_raw / weight_sum
-    reach = int(np.max(np.abs(brush_dy)))
+    brush_dy, brush_dx, brush_raw, brush_weight, reach = _brush(params.radius)
     floor = min(0.0, float(out.min()))
     eroded = np.zeros_like(out)
     deposited = np.zeros_like(out)
@@ -647,3 +748,68 @@ def thermal_erode(
         if count % 2:
             current, following = following, current
     return current[1:-1, 1:-1].copy()
+
+
+def erode_cells(
+    heights: np.ndarray,
+    origin: tuple[int, int],
+    density: float,
+    *,
+    seed: int,
+    params: HydraulicErosion,
+) -> ErosionResult:
+    """Hydraulic erosion of a region of the world by droplets seeded per world cell.
+
+    The building block of windowed erosion (:mod:`worldgen.terrain._windowed`):
+    unlike :func:`erode`, whose droplets are numbered and spread over the
+    whole field, here each world cell starts its own droplets, so two
+    overlapping regions run the same droplets, in the same relative order,
+    where they overlap.
+
+    Parameters
+    ----------
+    heights : ndarray of float64, shape (H, W)
+        Heights in [0, 1] of the cells ``origin[0] .. origin[0] + W - 1``
+        (columns) and ``origin[1] .. origin[1] + H - 1`` (rows) of the world.
+    origin : (int, int)
+        World column and row of ``heights[0, 0]``.
+    density : float
+        Droplets per cell, >= 0.
+    seed : int
+        Any 64-bit integer.
+    params : HydraulicErosion
+        The droplets' physics.
+
+    Returns
+    -------
+    ErosionResult
+        As for :func:`erode`.
+
+    Notes
+    -----
+    The droplets run in ``P = max(1, ceil(density))`` passes; in pass ``p``,
+    cells are visited row by row in world order, and cell ``(x, y)`` (not on
+    the region's last row or column) starts a droplet with probability
+    ``density / P`` at ``(x + u2, y + u3)``, where ``u1 < density / P``
+    decides and ``u1, u2, u3`` are outputs 1-3 of the SplitMix64 stream
+    keyed by a hash of ``(seed, p, x, y)``. Each droplet then moves as in
+    :func:`erode`, with the floor at 0.
+    """
+    out = _check_heights(heights)
+    check_seed(seed)
+    density = float(density)
+    passes = max(1, math.ceil(density))
+    brush_dy, brush_dx, brush_raw, brush_weight, reach = _brush(params.radius)
+    eroded = np.zeros_like(out)
+    deposited = np.zeros_like(out)
+    carried = 0.0
+    if density > 0.0:
+        carried = _erode_world_kernel(
+            out, eroded, deposited, brush_dy, brush_dx, brush_raw, brush_weight, np.int64(reach), np.uint64(seed & (2**64 - 1)), np.int64(origin[0]),
+            np.int64(origin[1]), np.int64(passes), density / passes, 0.0,
+            float(params.inertia), float(params.capacity), float(params.min_capacity),
+            float(params.erode_speed), float(params.deposit_speed),
+            float(params.evaporate_speed), float(params.gravity), np.int64(params.lifetime),
+            float(params.initial_water), float(params.initial_speed),
+        )  # fmt: skip
+    return ErosionResult(out, eroded, deposited, float(carried))

@@ -196,10 +196,36 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
     # the same bytes made alone (not so for 'local', which gets no halo).
     halo = 0 if terrain.normalize == "local" else config.tile_halo
     grown = window.grown(halo)
-    core = (slice(halo, halo + window.height), slice(halo, halo + window.width))
     stage("noise")
     around = config.elevation(grown)  # masked and curved too: both are cheap
     stage("shaping")
+    return layers_from_heights(config, window, around, halo=halo, progress=progress)
+
+
+def layers_from_heights(
+    config: MapConfig, window: Window, heights: np.ndarray, *, halo: int = 0, progress=None
+) -> MapLayers:
+    """The layers of ``window`` with the given ``heights`` (e.g. after
+    erosion): climate, classes, biomes and clean-up as :func:`make_layers`
+    makes them.
+
+    ``heights`` are those of ``window.grown(halo)``. The tile classes and tile
+    ids depend on :attr:`MapConfig.tile_halo` cells around the window: with a
+    smaller ``halo`` the missing ring repeats the edge's classes, as for a
+    finite map, so only cells that far inside equal a bigger window's.
+    """
+
+    def stage(name: str) -> None:
+        if progress is not None:
+            progress(name)
+
+    core = (slice(halo, halo + window.height), slice(halo, halo + window.width))
+    around = np.asarray(heights)
+    if around.shape != (window.height + 2 * halo, window.width + 2 * halo):
+        raise ValueError(
+            f"heights must be those of the window grown by halo={halo}, shape "
+            f"{(window.height + 2 * halo, window.width + 2 * halo)}, got {around.shape}"
+        )
     heights = around[core].copy()
     stage("climate")
     moisture = config.climate(_MOISTURE).generate(window)
@@ -211,10 +237,13 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
     classes = around[core].copy()
     biomes = config.biomes.classify(heights, moisture, temperature)
     stage("clean-up")
-    if terrain.normalize == "local":
-        halo = config.tile_halo
-        around = np.pad(classes, halo, mode="edge")
-    tiles, ids = tile_layers(config, around, halo)
+    need = config.tile_halo
+    if halo < need:
+        around = np.pad(around, need - halo, mode="edge")
+    else:
+        cut = halo - need
+        around = around[cut : around.shape[0] - cut, cut : around.shape[1] - cut]
+    tiles, ids = tile_layers(config, around, need)
     return MapLayers(heights, classes, tiles, moisture, temperature, biomes, ids)
 
 

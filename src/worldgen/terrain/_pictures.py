@@ -145,6 +145,7 @@ def map_pictures(
     *,
     layers: MapLayers | None = None,
     blend: bool = False,
+    heights: np.ndarray | None = None,
 ) -> MapPictures:
     """The pictures of ``window`` of a map (default: the whole map).
 
@@ -159,6 +160,10 @@ def map_pictures(
         used; made here otherwise).
     blend : bool
         Blend the band colours instead of stepping them.
+    heights : array_like, optional
+        Unit heights of the window grown by :data:`PICTURE_HALO` cells to
+        picture instead of the map's (e.g. carved ones, see
+        :func:`~worldgen.terrain.make_terrain`).
 
     Returns
     -------
@@ -189,7 +194,13 @@ def map_pictures(
         raise ValueError(
             f"layers must be those of the window, shape {window.shape}, got {layers.biomes.shape}"
         )
-    heights = config.unit_elevation(config.elevation(window, halo=PICTURE_HALO))
+    if heights is None:
+        heights = config.unit_elevation(config.elevation(window, halo=PICTURE_HALO))
+    elif np.shape(heights) != window.grown(PICTURE_HALO).shape:
+        raise ValueError(
+            f"heights must be those of the window with a {PICTURE_HALO}-cell halo, shape "
+            f"{window.grown(PICTURE_HALO).shape}, got {np.shape(heights)}"
+        )
     shade = relief_shade(config, heights)
     biomes = apply_shade(config.biomes.palette()[layers.biomes], shade, strength=BIOME_SHADE)
     return MapPictures(

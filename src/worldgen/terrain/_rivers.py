@@ -42,6 +42,8 @@ D8_OFFSETS.flags.writeable = False
 _DISTANCES = np.array([1.0, math.sqrt(2.0)] * 4)
 # Share of the cell count a river must drain when no threshold is given.
 DEFAULT_RIVER_SHARE = 0.005
+# The widest river draw_rivers paints: a disc of this radius in cells.
+MAX_RIVER_RADIUS = 4
 
 
 # ---------------------------------------------------------------- validation
@@ -360,7 +362,9 @@ def _accumulation_kernel(directions, offsets):
 
 
 @kernel
-def _paint_kernel(out, river, lakes, accumulation, threshold, colour, lake_colour, widen):
+def _paint_kernel(
+    out, river, lakes, accumulation, threshold, colour, lake_colour, widen, max_radius
+):
     height, width = river.shape
     for y in range(height):
         for x in range(width):
@@ -368,7 +372,7 @@ def _paint_kernel(out, river, lakes, accumulation, threshold, colour, lake_colou
                 continue
             radius = 0
             if widen and accumulation[y, x] > threshold:
-                radius = int(0.5 * np.log2(accumulation[y, x] / threshold))
+                radius = min(int(0.5 * np.log2(accumulation[y, x] / threshold)), max_radius)
             reach = radius * (radius + 1)
             for dy in range(-radius, radius + 1):
                 yy = y + dy
@@ -386,7 +390,68 @@ def _paint_kernel(out, river, lakes, accumulation, threshold, colour, lake_colou
                     out[y, x, ch] = lake_colour[ch]
 
 
+@kernel
+def _component_sizes_kernel(mask, offsets):
+    # For each set cell, the size of its 8-connected component of set cells
+    # (0 elsewhere): a flood fill from each unvisited set cell.
+    height, width = mask.shape
+    sizes = np.zeros((height, width), np.int64)
+    seen = np.zeros((height, width), np.bool_)
+    queue = np.empty(height * width, np.int64)
+    for y0 in range(height):
+        for x0 in range(width):
+            if not mask[y0, x0] or seen[y0, x0]:
+                continue
+            seen[y0, x0] = True
+            queue[0] = y0 * width + x0
+            tail = 1
+            head = 0
+            while head < tail:
+                cell = queue[head]
+                head += 1
+                y = cell // width
+                x = cell - y * width
+                for k in range(8):
+                    yy = y + offsets[k, 0]
+                    xx = x + offsets[k, 1]
+                    if 0 <= yy < height and 0 <= xx < width and mask[yy, xx] and not seen[yy, xx]:
+                        seen[yy, xx] = True
+                        queue[tail] = yy * width + xx
+                        tail += 1
+            for n in range(tail):
+                cell = queue[n]
+                sizes[cell // width, cell % width] = tail
+    return sizes
+
+
 # ---------------------------------------------------------------- public API
+
+
+def lake_sizes(lakes: np.ndarray) -> np.ndarray:
+    """The size in cells of each lake cell's lake (8-connected), 0 off lakes.
+
+    Parameters
+    ----------
+    lakes : array_like of bool, shape (H, W)
+        A lake mask, e.g. :attr:`RiverResult.lakes`.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (H, W)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lake_sizes(np.array([[1, 1, 0, 0], [0, 0, 0, 1]], bool)).tolist()
+    [[2, 2, 0, 0], [0, 0, 0, 1]]
+    """
+    mask = np.asarray(lakes)
+    if mask.dtype != np.bool_ or mask.ndim != 2:
+        raise TypeError(
+            f"lakes must be a 2-D boolean array, got {mask.dtype} with shape {mask.shape}; "
+            "pass RiverResult.lakes"
+        )
+    return _component_sizes_kernel(np.ascontiguousarray(mask), D8_OFFSETS)
 
 
 def _directions(filled: np.ndarray) -> np.ndarray:
@@ -703,7 +768,9 @@ def draw_rivers(
     widen : bool
         Draw big rivers wider: a river cell is painted as a disc whose
         radius grows by one cell each time its accumulation quadruples
-        beyond the threshold, ``floor(log2(accumulation / threshold) / 2)``
+        beyond the threshold, ``floor(log2(accumulation / threshold) / 2)``,
+        at most :data:`MAX_RIVER_RADIUS` (4), so that a window painted
+        with a halo of 4 cells is the crop of a bigger one
         (0 is the cell alone; the disc holds the cells with
         ``dy**2 + dx**2 <= r * (r + 1)``). False paints river cells only.
 
@@ -753,5 +820,6 @@ def draw_rivers(
         river_colour,
         lakes_colour,
         bool(widen),
+        np.int64(MAX_RIVER_RADIUS),
     )
     return out

@@ -1,0 +1,439 @@
+"""Windowed carving: DLA ridges, erosion, rivers and lakes as pure functions of a window.
+
+Erosion and water need neighbours, so a window cannot be carved on its own
+the way a noise window is made. Here every stage is defined on the whole
+(infinite) plane of a map's pixel grid, from fixed world tiles and regions,
+so any window is the crop of the same world and equals, byte for byte, the
+same window cut from a bigger one, made in any order or thread count.
+
+Hydraulic erosion (blended world tiles)
+    The plane is cut into tiles of ``TILE`` x ``TILE`` cells aligned to cell
+    0. Tile ``(i, j)`` is eroded alone on its *region*: the tile grown by
+    ``BAND / 2`` (the blending band) plus a margin ``m = lifetime + radius
+    + 1`` on every side, ``TILE + BAND + 2 m`` cells square (388 with the
+    default droplets), from the map's own heights of that region. Droplets
+    are seeded per world cell (see :func:`~worldgen.terrain._erosion.erode_cells`),
+    so overlapping regions run the same droplets where they overlap. Each
+    tile's change of height (and its eroded and deposited maps) is weighted
+    by a smooth partition of unity: in each axis the weight rises from 0 to
+    1 across the ``BAND`` cells centred on the tile's border, by the
+    quintic ``6u^5 - 15u^4 + 10u^3`` whose mirror image completes it to 1,
+    and is the product of the two axes' weights. A weight is non-zero only
+    on the tile grown by ``BAND / 2``, where every cell is at least ``m``
+    cells from its region's edge: no droplet that could reach it (it moves
+    one cell a step for at most ``lifetime`` steps and erodes within
+    ``radius``) is missing, so erosion is as strong near any border as in
+    the middle. The up to four weighted changes of a cell are summed in
+    tile order (row, then column), the same for every window.
+
+    Halo: a cell depends on the map's heights within ``TILE + BAND / 2 + m``
+    cells of it. Overhead: each tile erodes ``(TILE + BAND + 2 m)**2 /
+    TILE**2`` cells (2.3 times the cells by default, with droplets at the
+    same density per cell), and a window also erodes the ring of tiles
+    whose band reaches into it; tiles are kept in a small LRU cache so that
+    neighbouring windows share them.
+
+DLA ridges
+    Grown per world tile (``TILE + BAND`` square, with a seed hashed from
+    the map's seed and the tile) and blended with the same weights.
+
+Thermal erosion
+    Exact: ``n`` iterations of the thermal scheme read neighbours' heights
+    and neighbours' shares, so a cell depends on cells within ``2 n``; a
+    window is eroded with a halo of ``2 n`` cells and cropped. The talus
+    slope is ``4 / max(width, height)`` of the map's nominal size.
+
+Rivers and lakes
+    A river depends on its whole catchment, which has no bound on an
+    unmasked plane. Two cases:
+
+    - Masked maps (islands, archipelagos): the mask lowers everything
+      beyond its radius to the sea, so the land is finite. Hydrology is
+      computed once over the mask's whole bounding box (plus a small
+      margin) and every window draws from it: exact and continuous
+      everywhere. (Boxes larger than ``MAX_BOX`` cells a side fall back to
+      regions.)
+    - Unmasked maps: the plane is cut into square regions of
+      ``river_region`` cells, the grid centred on the map's nominal
+      rectangle (so a map no bigger than a region lies in one), each
+      computed on the region grown by ``river_halo`` cells (water leaves
+      through that grown edge).
+      Inside a region rivers are exact and continuous across any window or
+      tile border; a river crossing a region border may change width or
+      stop there, when its catchment reaches beyond the halo.
+
+    The river threshold is a number of cells, a constant of the config
+    (never the window's size); lakes (filled pits) smaller than
+    ``min_lake`` cells are not drawn. Rivers and lakes are kept on land
+    only.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import math
+import threading
+from collections.abc import Callable
+
+import numba
+import numpy as np
+
+from worldgen.noise._seed import derive_seed
+from worldgen.terrain._dla import dla_mountains
+from worldgen.terrain._erosion import ErosionResult, erode_cells, thermal_erode
+from worldgen.terrain._rivers import RiverResult, lake_sizes, rivers
+from worldgen.terrain._window import Window
+
+TILE = 256
+BAND = 64
+# Masked maps whose land box is wider than this fall back to regions.
+MAX_BOX = 4096
+# Cells kept beyond a mask's radius, so that the box's edge is sea.
+BOX_PAD = 8
+# Tags for derived seeds (the same as the whole-map pipeline's).
+EROSION_TAG, DLA_TAG = 0x45524F44, 0x444C41
+
+
+class _LRU:
+    """A small thread-safe least-recently-used cache."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.items: collections.OrderedDict = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def __contains__(self, key) -> bool:
+        with self.lock:
+            return key in self.items
+
+    def put(self, key, value) -> None:
+        with self.lock:
+            self.items[key] = value
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def get(self, key, make: Callable[[], object]):
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        value = make()
+        self.put(key, value)
+        return value
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+
+_TILES = _LRU(96)
+_RIDGES = _LRU(128)
+_REGIONS = _LRU(4)
+_RANGES = _LRU(16)
+
+
+def clear_caches() -> None:
+    """Forget every cached tile and region (results do not change)."""
+    for cache in (_TILES, _RIDGES, _REGIONS, _RANGES):
+        cache.clear()
+
+
+# ------------------------------------------------------------------ weights
+
+
+def _ramp(u: np.ndarray) -> np.ndarray:
+    u = np.clip(u, 0.0, 1.0)
+    return u * u * u * (u * (u * 6.0 - 15.0) + 10.0)
+
+
+def _axis_weights(start: int, count: int, index: int) -> np.ndarray:
+    """Weights of tile ``index`` on cells ``start .. start + count - 1`` of one axis."""
+    d = np.arange(start - index * TILE, start - index * TILE + count, dtype=np.int64)
+    rising = _ramp((d + (BAND // 2) + 0.5) / BAND)
+    falling = _ramp((d - TILE + (BAND // 2) + 0.5) / BAND)
+    return rising * (1.0 - falling)
+
+
+def _tiles_over(start: int, count: int) -> range:
+    """Tiles whose weight is non-zero somewhere on cells ``start .. start + count - 1``
+    of one axis: tile ``i`` weighs cells ``i * TILE - BAND / 2 .. (i + 1) * TILE +
+    BAND / 2 - 1``."""
+    half = BAND // 2
+    return range((start - half) // TILE, (start + count - 1 + half) // TILE + 1)
+
+
+def overlap(a: Window, b: Window) -> Window | None:
+    x0, y0 = max(a.x, b.x), max(a.y, b.y)
+    x1 = min(a.x + a.width, b.x + b.width)
+    y1 = min(a.y + a.height, b.y + b.height)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return Window(x0, y0, x1 - x0, y1 - y0)
+
+
+def _tile_seed(seed: int, tag: int, i: int, j: int) -> int:
+    mask = 2**64 - 1
+    return derive_seed(derive_seed(derive_seed(seed, tag), i & mask), j & mask)
+
+
+def _blend(window: Window, fetch: Callable[[int, int], tuple], fields: int) -> list[np.ndarray]:
+    """Sum of the tiles' fields weighted by the partition of unity, tile by
+    tile in (row, column) order; ``fetch(i, j)`` gives tile ``(i, j)``'s
+    fields on its weighted square (``TILE + BAND`` cells, from cell
+    ``i * TILE - BAND / 2``)."""
+    half = BAND // 2
+    out = [np.zeros(window.shape) for _ in range(fields)]
+    for j in _tiles_over(window.y, window.height):
+        wy = _axis_weights(window.y, window.height, j)
+        rows = np.flatnonzero(wy)
+        r0, r1 = int(rows[0]), int(rows[-1]) + 1
+        for i in _tiles_over(window.x, window.width):
+            wx = _axis_weights(window.x, window.width, i)
+            cols = np.flatnonzero(wx)
+            c0, c1 = int(cols[0]), int(cols[-1]) + 1
+            weight = wy[r0:r1, None] * wx[None, c0:c1]
+            sy = window.y + r0 - (j * TILE - half)
+            sx = window.x + c0 - (i * TILE - half)
+            values = fetch(i, j)
+            for k in range(fields):
+                part = values[k][sy : sy + r1 - r0, sx : sx + c1 - c0]
+                out[k][r0:r1, c0:c1] += weight * part
+    return out
+
+
+# -------------------------------------------------------------------- world
+
+
+class World:
+    """The carving stages of one (map config, terrain config) pair, for any window.
+
+    Every method is a pure function of the configs and its window.
+    """
+
+    def __init__(self, map_config, config):
+        self.map_config = map_config
+        self.config = config
+        self.key = repr((map_config, config))
+        terrain = map_config.terrain
+        self.seed = terrain.seed
+        self.size = max(terrain.width, terrain.height)
+        area = terrain.width * terrain.height
+        droplets = area // 4 if config.droplets is None else config.droplets
+        self.density = droplets / area
+        params = config.erosion
+        self.margin = params.lifetime + params.radius + 1
+        self.level = map_config.sea_level
+        self.box = self._land_box()
+
+    # -- heights
+
+    def _unit_heights(self, window: Window) -> np.ndarray:
+        """The map's heights in [0, 1] after mask and curve (as
+        :func:`~worldgen.terrain.make_layers` makes them); ``'local'``
+        normalisation stretches the whole map's range, so that a window is
+        the crop of the whole map."""
+        config = self.map_config
+        terrain = config.terrain
+        if terrain.normalize != "local":
+            return config.unit_elevation(config.elevation(window))
+        lo, hi = _RANGES.get(repr(terrain), lambda: _range(terrain.raw()))
+        raw = terrain.raw(window)
+        heights = np.clip((raw - lo) / (hi - lo), 0.0, 1.0) if hi > lo else np.zeros_like(raw)
+        wx, wy = terrain.world_axes(window)
+        return config.curve(config.mask.apply(heights, wx, wy))
+
+    def _ridges(self, i: int, j: int) -> tuple[np.ndarray]:
+        def make():
+            seed = _tile_seed(self.seed, DLA_TAG, i, j)
+            return (dla_mountains(TILE + BAND, seed=seed),)
+
+        return _RIDGES.get((self.key, i, j), make)
+
+    def shaped(self, window: Window) -> np.ndarray:
+        """Heights in [0, 1] before erosion: the map's, DLA ridges blended in."""
+        heights = self._unit_heights(window)
+        amount = self.config.dla
+        if amount > 0.0:
+            (ridges,) = _blend(window, self._ridges, 1)
+            heights = (1.0 - amount) * heights + amount * ridges
+        return heights
+
+    def _region(self, i: int, j: int) -> tuple[Window, np.ndarray]:
+        """Tile ``(i, j)``'s erosion region and its heights before erosion."""
+        reach = BAND // 2 + self.margin
+        side = TILE + 2 * reach
+        region = Window(i * TILE - reach, j * TILE - reach, side, side)
+        return region, self.shaped(region)
+
+    def _erode_region(self, region: Window, base: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The weighted square's change of height, eroded and deposited maps."""
+        result = erode_cells(
+            base,
+            (region.x, region.y),
+            self.density,
+            seed=derive_seed(self.seed, EROSION_TAG),
+            params=self.config.erosion,
+        )
+        keep = np.s_[self.margin : self.margin + TILE + BAND]
+        keep = (keep, keep)
+        return (
+            (result.heights - base)[keep].copy(),
+            result.eroded[keep].copy(),
+            result.deposited[keep].copy(),
+        )
+
+    def _eroded(self, i: int, j: int) -> tuple[np.ndarray, ...]:
+        return _TILES.get(
+            (self.key, "erosion", i, j), lambda: self._erode_region(*self._region(i, j))
+        )
+
+    def _prefetch(
+        self, tiles: list[tuple[int, int]], report: Callable[[tuple[int, int]], None]
+    ) -> None:
+        """Erode the tiles not cached yet on a pool of ``numba.get_num_threads()``
+        threads (each tile alone, so the count changes nothing but speed)."""
+        missing = [t for t in tiles if (self.key, "erosion", *t) not in _TILES]
+        workers = numba.get_num_threads()
+        if workers < 2 or len(missing) < 2 or len(tiles) > _TILES.size:
+            return
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            for start in range(0, len(missing), 2 * workers):
+                batch = missing[start : start + 2 * workers]
+                jobs = [pool.submit(self._erode_region, *self._region(i, j)) for i, j in batch]
+                for (i, j), job in zip(batch, jobs):
+                    _TILES.put((self.key, "erosion", i, j), job.result())
+                    report((i, j))
+
+    def carve(
+        self, window: Window, progress: Callable[..., None] | None = None
+    ) -> tuple[np.ndarray, ErosionResult | None]:
+        """Final heights in [0, 1] and the erosion maps of ``window``."""
+        iterations = self.config.thermal
+        halo = 2 * iterations
+        big = window.grown(halo)
+        heights = self.shaped(big)
+        erosion = None
+        if self.density > 0.0:
+            tiles = [
+                (i, j)
+                for j in _tiles_over(big.y, big.height)
+                for i in _tiles_over(big.x, big.width)
+            ]
+            done: set[tuple[int, int]] = set()
+
+            def report(tile: tuple[int, int]) -> None:
+                done.add(tile)
+                if progress is not None:
+                    progress("erosion", len(done), len(tiles))
+
+            def fetch(i: int, j: int) -> tuple[np.ndarray, ...]:
+                values = self._eroded(i, j)
+                report((i, j))
+                return values
+
+            if progress is not None:
+                progress("erosion", 0, len(tiles))
+            self._prefetch(tiles, report)
+            delta, eroded, deposited = _blend(big, fetch, 3)
+            heights = heights + delta
+        if iterations:
+            if progress is not None:
+                progress("thermal")
+            heights = thermal_erode(heights, iterations, talus=4.0 / self.size)
+        inner = crop_index(window, big)
+        heights = np.clip(heights[inner], 0.0, 1.0)
+        if self.density > 0.0:
+            eroded, deposited = eroded[inner].copy(), deposited[inner].copy()
+            # What left the window (or went under the sea floor's clip).
+            net = float(eroded.sum() - deposited.sum())
+            erosion = ErosionResult(heights, eroded, deposited, net)
+        return heights, erosion
+
+    # -- water
+
+    def _land_box(self) -> Window | None:
+        """The mask's land, plus a margin of sea, in pixel cells; None if
+        the land is not bounded (or too big to take whole)."""
+        config = self.map_config
+        mask, terrain = config.mask, config.terrain
+        if mask.shape == "none" or terrain.normalize == "none":
+            return None
+        if float(config.curve(np.zeros((1, 1)))[0, 0]) > self.level:
+            return None
+        cx = mask.centre[0] + terrain.width / 2 - terrain.offset[0]
+        cy = mask.centre[1] + terrain.height / 2 - terrain.offset[1]
+        x0 = math.floor(cx - mask.radius) - BOX_PAD
+        y0 = math.floor(cy - mask.radius) - BOX_PAD
+        side = math.ceil(2 * mask.radius) + 2 * BOX_PAD + 1
+        if side > MAX_BOX:
+            return None
+        return Window(x0, y0, side, side)
+
+    def _regions(self, window: Window) -> list[tuple[Window, Window]]:
+        """(core, grown) of each river region that meets ``window``."""
+        if self.box is not None:
+            return [(self.box, self.box)] if overlap(self.box, window) else []
+        size, halo = self.config.river_region, self.config.river_halo
+        terrain = self.map_config.terrain
+        # The grid is centred on the map's nominal rectangle, so that a map
+        # no bigger than a region (and a small halo around it) lies in one.
+        x0, y0 = (terrain.width - size) // 2, (terrain.height - size) // 2
+        out = []
+        for ry in range((window.y - y0) // size, (window.y + window.height - 1 - y0) // size + 1):
+            for rx in range(
+                (window.x - x0) // size, (window.x + window.width - 1 - x0) // size + 1
+            ):
+                core = Window(x0 + rx * size, y0 + ry * size, size, size)
+                out.append((core, core.grown(halo)))
+        return out
+
+    def _water(self, core: Window, grown: Window):
+        def make():
+            heights, _ = self.carve(grown)
+            result = rivers(heights, threshold=self.config.threshold(self.map_config))
+            land = heights > self.level
+            lakes = result.lakes & land
+            if self.config.min_lake > 1:
+                lakes &= lake_sizes(lakes) >= self.config.min_lake
+            inner = crop_index(core, grown)
+            return (
+                result.filled[inner].copy(),
+                result.directions[inner].copy(),
+                result.accumulation[inner].copy(),
+                (result.river & land)[inner].copy(),
+                lakes[inner].copy(),
+                result.threshold,
+            )
+
+        return _REGIONS.get((self.key, "water", core), make)
+
+    def water(self, window: Window, heights: np.ndarray) -> RiverResult:
+        """Rivers and lakes of ``window``, whose final heights are ``heights``."""
+        filled = heights.copy()
+        directions = np.full(window.shape, -1, np.int8)
+        accumulation = np.ones(window.shape)
+        river = np.zeros(window.shape, bool)
+        lakes = np.zeros(window.shape, bool)
+        threshold = float(self.config.threshold(self.map_config))
+        for core, grown in self._regions(window):
+            part = overlap(core, window)
+            if part is None:
+                continue
+            values = self._water(core, grown)
+            threshold = values[5]
+            here = crop_index(part, window)
+            for target, source in zip((filled, directions, accumulation, river, lakes), values[:5]):
+                target[here] = source[crop_index(part, core)]
+        return RiverResult(filled, directions, accumulation, river, lakes, threshold)
+
+
+def _range(values: np.ndarray) -> tuple[float, float]:
+    return float(values.min()), float(values.max())
+
+
+def crop_index(part: Window, whole: Window) -> tuple[slice, slice]:
+    """Index of the cells of ``part`` in an array holding ``whole``."""
+    y, x = part.y - whole.y, part.x - whole.x
+    return np.s_[y : y + part.height], np.s_[x : x + part.width]
