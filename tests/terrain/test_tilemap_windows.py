@@ -27,12 +27,14 @@ def tiled(config, origin):
     random.Random(origin).shuffle(parts)
     tiles = np.zeros_like(whole.tiles)
     ids = np.zeros_like(whole.tile_ids)
+    masks = np.zeros_like(whole.autotile)
     for part in parts:
         layers = make_layers(config, part)
         cut = (slice(part.y, part.y + 256), slice(part.x - origin, part.x - origin + 256))
         tiles[cut] = layers.tiles
         ids[cut] = layers.tile_ids
-    return whole, tiles, ids
+        masks[cut] = layers.autotile
+    return whole, tiles, ids, masks
 
 
 @pytest.mark.parametrize(
@@ -47,9 +49,10 @@ def test_a_1024_tilemap_equals_its_16_tiles_made_alone(normalize, origin):
         config = dataclasses.replace(config, bands=tuple(bands))
     if normalize == "none" or origin:  # the island lies round the origin
         config = dataclasses.replace(config, mask=Mask("none"))
-    whole, tiles, ids = tiled(config, origin)
+    whole, tiles, ids, masks = tiled(config, origin)
     assert np.array_equal(whole.tiles, tiles)
     assert np.array_equal(whole.tile_ids, ids)
+    assert np.array_equal(whole.autotile, masks)
     # The clean-up changed cells near the tile borders too, so the halo mattered.
     changed = whole.tiles != whole.classes
     borders = np.zeros_like(changed)

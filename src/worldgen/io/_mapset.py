@@ -22,7 +22,6 @@ from worldgen.terrain._pictures import PICTURE_HALO, map_pictures, shaded_colour
 from worldgen.terrain._rivers import MAX_RIVER_RADIUS, draw_rivers
 from worldgen.terrain._shading import legend
 from worldgen.terrain._terrain import TerrainConfig, make_terrain, terrain_mesh
-from worldgen.terrain._tilemap import autotile_masks
 from worldgen.terrain._window import Window
 from worldgen.terrain._windowed import crop_index
 
@@ -194,9 +193,7 @@ def _write_layers(
     ]
     written += _write_tilemap(config, layers, out)
     written.append(write_tiles_csv(out / "tilemap.csv", layers.tiles))
-    written.append(
-        write_tiles_csv(out / "autotile.csv", autotile_masks(layers.tiles, connectivity=8))
-    )
+    written.append(write_tiles_csv(out / "autotile.csv", layers.autotile))
     for fmt in formats:
         if fmt != "png16":
             written.append(write_heightmap(out / HEIGHT_FILES[fmt], height_files, fmt))

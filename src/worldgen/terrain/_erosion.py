@@ -418,8 +418,11 @@ def _erode_world_kernel(
     seed,
     x0,
     y0,
-    passes,
+    p,
+    first_row,
+    last_row,
     chance,
+    carried,
     floor,
     inertia,
     capacity_factor,
@@ -432,28 +435,28 @@ def _erode_world_kernel(
     initial_water,
     initial_speed,
 ):
-    # Droplets seeded by world cell: in each pass, in row-major world order,
-    # cell (x0 + c, y0 + r) starts a droplet with probability ``chance`` at
-    # a hashed point inside it. Returns the sediment carried off.
+    # Droplets seeded by world cell: in pass ``p``, rows ``first_row`` to
+    # ``last_row - 1`` in row-major world order, cell (x0 + c, y0 + r) starts
+    # a droplet with probability ``chance`` at a hashed point inside it.
+    # Returns ``carried`` plus the sediment carried off, so that slices
+    # chained in order add up as one call would.
     rows, cols = heights.shape
     flat = heights.reshape(rows * cols)
     flat_eroded = eroded.reshape(rows * cols)
     brush_flat = brush_dy * cols + brush_dx
-    carried = 0.0
-    for p in range(passes):
-        for r in range(rows - 1):
-            for c in range(cols - 1):
-                key = _cell_key(seed, p, x0 + c, y0 + r)
-                if not _uniform(key, 1) < chance:
-                    continue
-                x = c + _uniform(key, 2)
-                y = r + _uniform(key, 3)
-                carried += _droplet(
-                    heights, flat, flat_eroded, eroded, deposited, brush_dy, brush_dx,
-                    brush_flat, brush_raw, brush_weight, reach, x, y, floor, inertia,
-                    capacity_factor, min_capacity, erode_speed, deposit_speed,
-                    evaporate_speed, gravity, lifetime, initial_water, initial_speed,
-                )  # fmt: skip
+    for r in range(first_row, last_row):
+        for c in range(cols - 1):
+            key = _cell_key(seed, p, x0 + c, y0 + r)
+            if not _uniform(key, 1) < chance:
+                continue
+            x = c + _uniform(key, 2)
+            y = r + _uniform(key, 3)
+            carried += _droplet(
+                heights, flat, flat_eroded, eroded, deposited, brush_dy, brush_dx,
+                brush_flat, brush_raw, brush_weight, reach, x, y, floor, inertia,
+                capacity_factor, min_capacity, erode_speed, deposit_speed,
+                evaporate_speed, gravity, lifetime, initial_water, initial_speed,
+            )  # fmt: skip
     return carried
 
 
@@ -804,12 +807,23 @@ def erode_cells(
     deposited = np.zeros_like(out)
     carried = 0.0
     if density > 0.0:
-        carried = _erode_world_kernel(
-            out, eroded, deposited, brush_dy, brush_dx, brush_raw, brush_weight, np.int64(reach), np.uint64(seed & (2**64 - 1)), np.int64(origin[0]),
-            np.int64(origin[1]), np.int64(passes), density / passes, 0.0,
-            float(params.inertia), float(params.capacity), float(params.min_capacity),
-            float(params.erode_speed), float(params.deposit_speed),
-            float(params.evaporate_speed), float(params.gravity), np.int64(params.lifetime),
-            float(params.initial_water), float(params.initial_speed),
-        )  # fmt: skip
+        # Slices of rows of about _DROPLET_STEPS_PER_SLICE droplet steps, so
+        # that Ctrl-C is heard between them; chained, they are one call.
+        rows, cols = out.shape
+        chance = density / passes
+        step = max(1, int(_DROPLET_STEPS_PER_SLICE / (cols * chance * params.lifetime)))
+        for p in range(passes):
+            for first in range(0, rows - 1, step):
+                with interruptible():
+                    carried = _erode_world_kernel(
+                        out, eroded, deposited, brush_dy, brush_dx, brush_raw, brush_weight,
+                        np.int64(reach), np.uint64(seed & (2**64 - 1)), np.int64(origin[0]),
+                        np.int64(origin[1]), np.int64(p), np.int64(first),
+                        np.int64(min(first + step, rows - 1)), chance, carried, 0.0,
+                        float(params.inertia), float(params.capacity),
+                        float(params.min_capacity), float(params.erode_speed),
+                        float(params.deposit_speed), float(params.evaporate_speed),
+                        float(params.gravity), np.int64(params.lifetime),
+                        float(params.initial_water), float(params.initial_speed),
+                    )  # fmt: skip
     return ErosionResult(out, eroded, deposited, float(carried))

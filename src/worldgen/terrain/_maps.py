@@ -32,7 +32,7 @@ from worldgen.terrain._classify import (
 )
 from worldgen.terrain._noise_map import NoiseMap
 from worldgen.terrain._shaping import HeightCurve, Mask
-from worldgen.terrain._tilemap import Cleanup, clean_tiles
+from worldgen.terrain._tilemap import Cleanup, autotile_masks, clean_tiles
 from worldgen.terrain._tileset import Tileset
 from worldgen.terrain._window import Window
 
@@ -101,10 +101,10 @@ class MapConfig:
 
     @property
     def tile_halo(self) -> int:
-        """How many cells around a window its tile classes and tile ids
-        depend on: the clean-up's reach, plus one for the autotile masks."""
-        steps = self.tileset.connectivity
-        return self.cleanup.reach(len(self.bands), steps) + (steps is not None)
+        """How many cells around a window its tile classes, tile ids and
+        autotile masks depend on: the clean-up's reach, plus one for the
+        masks."""
+        return self.cleanup.reach(len(self.bands), self.tileset.connectivity) + 1
 
     def climate(self, tag: int) -> NoiseMap:
         """The moisture (or temperature) field: the terrain's noise map with
@@ -160,6 +160,9 @@ class MapLayers:
     temperature : float64 or None (only if the biome table has that axis)
     biomes : uint8, index into ``config.biomes.names``
     tile_ids : uint16, the tile of ``config.tileset`` drawing each cell
+    autotile : uint8, each cell's 8-neighbour autotile bitmask of ``tiles``
+        (see :func:`~worldgen.terrain.autotile_masks`), from the neighbours
+        beyond the window too
     """
 
     elevation: np.ndarray
@@ -169,6 +172,7 @@ class MapLayers:
     temperature: np.ndarray | None
     biomes: np.ndarray
     tile_ids: np.ndarray | None = None
+    autotile: np.ndarray | None = None
 
 
 def make_layers(config: MapConfig, window: Window | None = None, *, progress=None) -> MapLayers:
@@ -243,13 +247,15 @@ def layers_from_heights(
     else:
         cut = halo - need
         around = around[cut : around.shape[0] - cut, cut : around.shape[1] - cut]
-    tiles, ids = tile_layers(config, around, need)
-    return MapLayers(heights, classes, tiles, moisture, temperature, biomes, ids)
+    tiles, ids, masks = tile_layers(config, around, need)
+    return MapLayers(heights, classes, tiles, moisture, temperature, biomes, ids, masks)
 
 
-def tile_layers(config: MapConfig, classes: np.ndarray, halo: int) -> tuple[np.ndarray, np.ndarray]:
-    """The cleaned tile classes and the tile ids of a window, from its band
-    classes with a halo.
+def tile_layers(
+    config: MapConfig, classes: np.ndarray, halo: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cleaned tile classes, tile ids and autotile masks of a window,
+    from its band classes with a halo.
 
     Parameters
     ----------
@@ -269,12 +275,15 @@ def tile_layers(config: MapConfig, classes: np.ndarray, halo: int) -> tuple[np.n
         Cleaned band classes.
     ids : ndarray of uint16, shape (H, W)
         Tile ids of ``config.tileset``.
+    masks : ndarray of uint8, shape (H, W)
+        8-neighbour autotile bitmasks of the cleaned classes.
     """
     steps = config.tileset.connectivity
-    margin = 1 if steps is not None and halo > 0 else 0
+    margin = 1 if halo > 0 else 0
     tiles = clean_tiles(
         classes, config.cleanup, water=config.water_classes, band_count=len(config.bands),
         steps=steps, halo=halo - margin,
     )  # fmt: skip
     ids = config.tileset.tile_ids(tiles, halo=margin)
-    return tiles[margin : tiles.shape[0] - margin, margin : tiles.shape[1] - margin], ids
+    inner = (slice(margin, tiles.shape[0] - margin), slice(margin, tiles.shape[1] - margin))
+    return tiles[inner], ids, autotile_masks(tiles, connectivity=8)[inner]

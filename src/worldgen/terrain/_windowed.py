@@ -174,8 +174,11 @@ def overlap(a: Window, b: Window) -> Window | None:
 
 
 def _tile_seed(seed: int, tag: int, i: int, j: int) -> int:
-    mask = 2**64 - 1
-    return derive_seed(derive_seed(derive_seed(seed, tag), i & mask), j & mask)
+    # Tile indices as small non-negative tags: the zigzag order 0, -1, 1, -2, ...
+    def zigzag(k: int) -> int:
+        return 2 * k if k >= 0 else -2 * k - 1
+
+    return derive_seed(derive_seed(derive_seed(seed, tag), zigzag(i)), zigzag(j))
 
 
 def _blend(window: Window, fetch: Callable[[int, int], tuple], fields: int) -> list[np.ndarray]:
