@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import re
 
-MAP_BYTES_PER_CELL = 224
-"""A map set (:func:`worldgen.io.write_map_set`): about 190 bytes per cell
+MAP_BYTES_PER_CELL = 320
+"""A map set (:func:`worldgen.io.write_map_set`): about 210-310 bytes per cell
 (heights with the tile halo, pictures, transition tiles)."""
 TERRAIN_BYTES_PER_CELL = 512
 """A terrain set (:func:`worldgen.io.write_terrain_set`): about 445 bytes per cell."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -753,6 +754,10 @@ def thermal_erode(
     return current[1:-1, 1:-1].copy()
 
 
+class ErosionStopped(RuntimeError):
+    """Raised by :func:`erode_cells` when its ``stop`` event is set."""
+
+
 def erode_cells(
     heights: np.ndarray,
     origin: tuple[int, int],
@@ -760,6 +765,7 @@ def erode_cells(
     *,
     seed: int,
     params: HydraulicErosion,
+    stop: threading.Event | None = None,
 ) -> ErosionResult:
     """Hydraulic erosion of a region of the world by droplets seeded per world cell.
 
@@ -782,6 +788,10 @@ def erode_cells(
         Any 64-bit integer.
     params : HydraulicErosion
         The droplets' physics.
+    stop : threading.Event, optional
+        Checked between slices of about a tenth of a second: once set, the
+        work ends with :class:`ErosionStopped` (for worker threads, which
+        Ctrl-C does not reach).
 
     Returns
     -------
@@ -814,6 +824,8 @@ def erode_cells(
         step = max(1, int(_DROPLET_STEPS_PER_SLICE / (cols * chance * params.lifetime)))
         for p in range(passes):
             for first in range(0, rows - 1, step):
+                if stop is not None and stop.is_set():
+                    raise ErosionStopped("erosion stopped before its end")
                 with interruptible():
                     carried = _erode_world_kernel(
                         out, eroded, deposited, brush_dy, brush_dx, brush_raw, brush_weight,

@@ -270,7 +270,9 @@ class World:
         region = Window(i * TILE - reach, j * TILE - reach, side, side)
         return region, self.shaped(region)
 
-    def _erode_region(self, region: Window, base: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _erode_region(
+        self, region: Window, base: np.ndarray, stop: threading.Event | None = None
+    ) -> tuple[np.ndarray, ...]:
         """The weighted square's change of height, eroded and deposited maps."""
         result = erode_cells(
             base,
@@ -278,6 +280,7 @@ class World:
             self.density,
             seed=derive_seed(self.seed, EROSION_TAG),
             params=self.config.erosion,
+            stop=stop,
         )
         keep = np.s_[self.margin : self.margin + TILE + BAND]
         keep = (keep, keep)
@@ -301,13 +304,24 @@ class World:
         workers = numba.get_num_threads()
         if workers < 2 or len(missing) < 2 or len(tiles) > _TILES.size:
             return
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        # On Ctrl-C (or any error) here, the workers stop at their next slice
+        # instead of eroding to the end of their tiles.
+        stop = threading.Event()
+        pool = concurrent.futures.ThreadPoolExecutor(workers)
+        try:
             for start in range(0, len(missing), 2 * workers):
                 batch = missing[start : start + 2 * workers]
-                jobs = [pool.submit(self._erode_region, *self._region(i, j)) for i, j in batch]
+                jobs = [
+                    pool.submit(self._erode_region, *self._region(i, j), stop) for i, j in batch
+                ]
                 for (i, j), job in zip(batch, jobs):
                     _TILES.put((self.key, "erosion", i, j), job.result())
                     report((i, j))
+        except BaseException:
+            stop.set()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def carve(
         self, window: Window, progress: Callable[..., None] | None = None
