@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import pathlib
+import sqlite3
 import tempfile
 import warnings
 from collections.abc import Callable
@@ -79,6 +80,8 @@ class Target:
     kwargs: dict[str, Any]
     aliases: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     paths: tuple[str, ...] = ()  # parameters that are file or directory paths
+    # More values for the path parameters (damaged or foreign files).
+    path_values: tuple[Any, ...] = ()
 
 
 def _h(shape=(6, 5), seed=0) -> np.ndarray:
@@ -93,6 +96,43 @@ def _river() -> terrain.RiverResult:
     return terrain.rivers(_h((6, 6)), threshold=2.0)
 
 
+def _flat_chunk(cx: int, cz: int) -> world.Chunk:
+    blocks = np.zeros((4, 16, 16), np.uint8)
+    blocks[0] = 1
+    return world.Chunk(cx, cz, blocks, np.zeros((16, 16), np.int16))
+
+
+def _store_files(tmp: pathlib.Path) -> tuple[pathlib.Path, ...]:
+    """A chunk store, and files a store must refuse with a clear error:
+    text, a foreign SQLite file with an empty ``meta`` table, a truncated
+    store, a read-only store."""
+    good = tmp / "good.db"
+    with world.ChunkStore(good, "fuzz-v1") as store:
+        store.put(_flat_chunk(0, 0))
+    text = tmp / "text.db"
+    text.write_text("not a database")
+    foreign = tmp / "foreign.db"
+    with contextlib.closing(sqlite3.connect(foreign)) as db:
+        db.execute("CREATE TABLE meta (key TEXT, value TEXT)")
+        db.commit()
+    truncated = tmp / "truncated.db"
+    truncated.write_bytes(good.read_bytes()[:1500])
+    readonly = tmp / "readonly.db"
+    readonly.write_bytes(good.read_bytes())
+    readonly.chmod(0o444)
+    return good, text, foreign, truncated, readonly
+
+
+def _store_call(path: pathlib.Path, method: str):
+    """Call ``method`` of a store at ``path`` with the fuzzed arguments."""
+
+    def call(**kwargs):
+        with world.ChunkStore(path, "fuzz-v1") as store:
+            return getattr(store, method)(**kwargs)
+
+    return call
+
+
 def targets(tmp: pathlib.Path) -> list[Target]:
     fbm = noise.Fractal(noise.Perlin(1), octaves=3)
     h = _h()
@@ -100,11 +140,16 @@ def targets(tmp: pathlib.Path) -> list[Target]:
     coords = {"x": np.array([0.5, 1.5]), "y": np.array([0.25, 2.0])}
     small_map = terrain.MapConfig(terrain=terrain.NoiseMap(width=12, height=8, scale=4.0))
     small_terrain = terrain.TerrainConfig(droplets=20, rivers=False, stride=2)
+    global_map = terrain.MapConfig(
+        terrain=terrain.NoiseMap(width=12, height=8, scale=4.0, normalize="global")
+    )
     wc = world.WorldConfig()
     blocks = np.zeros((wc.height, 4, 4), dtype=np.uint8)
     blocks[:70] = 1
     out = tmp / "out"
     csv = wio.write_tiles_csv(tmp / "read.csv", _tiles())
+    good_store, *bad_stores = _store_files(tmp)
+    flat_world = world.World(_flat_chunk, world.ChunkStore(tmp / "pre.db", "flat"), threads=1)
     tiled = wio.write_tiled_json(tmp / "read.json", _tiles(), colours=[(1, 2, 3)] * 3)
     return [
         # noise
@@ -235,6 +280,11 @@ def targets(tmp: pathlib.Path) -> list[Target]:
         Target("write_map_set", wio.write_map_set, {"config": small_map, "out": out / "m",
                                                     "tile": 4, "relief": 3.0},
                paths=("out",)),
+        Target("write_terrain_set", wio.write_terrain_set,
+               {"config": global_map, "terrain_config": small_terrain, "out": out / "t",
+                "formats": ("npy",), "meshes": ("glb",), "tile": 4, "relief": 3.0,
+                "blend": False, "window": terrain.Window(-3, 2, 10, 6)},
+               {"formats": ("format",), "meshes": ("mesh",)}, paths=("out",)),
         # world
         Target("WorldConfig", world.WorldConfig, {"seed": 1, "y_min": -64, "y_max": 64,
                                                   "sea_level": 10, "caves": False}),
@@ -243,6 +293,29 @@ def targets(tmp: pathlib.Path) -> list[Target]:
                                                           "width": 3, "depth": 2}),
         Target("write_voxel_glb", world.write_voxel_glb,
                {"path": tmp / "v.glb", "mesh": world.greedy_mesh(blocks)}, paths=("path",)),
+        Target("ChunkStore", world.ChunkStore, {"path": tmp / "s.db", "world_key": "k",
+                                                "describe": "fuzz"}, paths=("path",),
+               path_values=tuple(bad_stores)),
+        Target("ChunkStore.get", _store_call(good_store, "get"), {"cx": 0, "cz": -1}),
+        Target("ChunkStore.has", _store_call(good_store, "has"), {"cx": 3, "cz": 0}),
+        Target("ChunkStore.delete", _store_call(good_store, "delete"), {"cx": 5, "cz": 5}),
+        Target("ChunkStore.put", _store_call(good_store, "put"), {"chunk": _flat_chunk(1, 1)}),
+        Target("ChunkStore.missing", _store_call(good_store, "missing"),
+               {"coords": [(0, 0), (1, 2)]}),
+        Target("World", world.World, {"generate": _flat_chunk, "store": None, "threads": 2}),
+        Target("World.chunk", flat_world.chunk, {"cx": 2, "cz": -7}),
+        Target("World.around", lambda **kw: list(flat_world.around(**kw)),
+               {"x": 3.0, "z": -4.0, "radius": 20.0}),
+        Target("World.pregenerate", flat_world.pregenerate, {"x": 3.0, "z": -4.0,
+                                                             "radius": 20.0}),
+        Target("open_world", lambda **kw: open_world_closed(**kw),
+               {"config": wc, "store_path": tmp / "o.db", "threads": 1},
+               {"store_path": ("store",)}, paths=("store_path",),
+               path_values=tuple(bad_stores)),
+        Target("write_world_set", world.write_world_set,
+               {"config": wc, "out": out / "w", "x": 5, "z": -9, "radius": 16,
+                "mesh_radius": 8, "store": tmp / "ws.db", "threads": 1},
+               paths=("out", "store"), path_values=tuple(bad_stores)),
         Target("chunk_range", world.chunk_range, {"x": 3.0, "z": 4.0, "radius": 20.0}),
         Target("top_down", world.top_down, {"blocks": blocks, "y_min": -64, "sea_level": 62}),
         Target("cross_section", world.cross_section, {"blocks": blocks, "z": 1, "y_min": -64}),
@@ -257,6 +330,14 @@ def targets(tmp: pathlib.Path) -> list[Target]:
         Target("wobble", motion.wobble, {"points": np.array([[0.0, 0.0], [30.0, 5.0]]),
                                          "amplitude": 2.0, "wavelength": 10.0, "seed": 1}),
     ]  # fmt: skip
+
+
+def open_world_closed(**kwargs):
+    """:func:`~worldgen.world.open_world`, its store closed at once."""
+    result, store = world.open_world(**kwargs)
+    if store is not None:
+        store.close()
+    return result
 
 
 def _numbers(value: Any, depth: int = 0):
@@ -293,8 +374,10 @@ def outcome(target: Target, param: str, value: Any) -> tuple[str, str]:
         names = (param, *target.aliases.get(param, ()))
         if any(_words(n) in message for n in names):
             return "clear", ""
-        if param in target.paths and (isinstance(exc, OSError) or "os.pathlike" in message):
-            return "clear", ""  # the OS names the path, or the value is not a path
+        if param in target.paths and (
+            isinstance(exc, OSError) or "os.pathlike" in message or _words(str(value)) in message
+        ):
+            return "clear", ""  # the OS or the message names the path, or it is not a path
         return "other", f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # anything else is a defect
         return "other", f"{type(exc).__name__}: {exc}"
@@ -321,7 +404,11 @@ def _fuzz_one(target: Target, examples: int, paths, tally: Tally) -> None:
     @given(data=st.data())
     def fuzz(data):
         param = data.draw(st.sampled_from(sorted(target.kwargs)))
-        value = data.draw(st.one_of(BAD, paths) if param in target.paths else BAD)
+        if param in target.paths:
+            extra = st.sampled_from(target.path_values) if target.path_values else paths
+            value = data.draw(st.one_of(BAD, paths, extra))
+        else:
+            value = data.draw(BAD)
         kind, detail = outcome(target, param, value)
         tally.add(
             kind, target=target.name, param=param, value=repr(value)[:80], detail=detail[:200]

@@ -160,12 +160,19 @@ def _check_options(config: MapConfig, formats, tile, relief) -> MapConfig:
     """Validate before any work, so that bad options write nothing; the
     config with ``relief``, if given."""
     check_instance(config, "config", MapConfig)
-    for fmt in formats:
+    for fmt in _names(formats, "formats"):
         if fmt not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if tile is not None and (isinstance(tile, bool) or not isinstance(tile, int) or tile < 1):
         raise ValueError(f"tile must be a positive integer, got {tile!r}")
     return config if relief is None else dataclasses.replace(config, relief=relief)
+
+
+def _names(values: object, name: str) -> list[object]:
+    """``values`` as a list, if it is a list or tuple (a lone string is refused)."""
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"{name} must be a list of format names, got {values!r}")
+    return list(values)
 
 
 def _write_layers(
@@ -254,9 +261,12 @@ def write_terrain_set(
     (``glb``, ``obj``, ``ply``, ``stl``), textured with ``terrain.png``.
     """
     config = _check_options(config, formats, tile, relief)
-    for fmt in meshes:
+    check_instance(terrain_config, "terrain_config", TerrainConfig)
+    for fmt in _names(meshes, "meshes"):
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
+    if window is not None:
+        check_instance(window, "window", Window)
     window = config.terrain.window if window is None else window
     _check_work(config, terrain_config, window=window)
     with output_set(out, command="terrain", about=_about(config)) as files:

@@ -9,12 +9,14 @@ directory, and swapped in only when every file is there:
 
 ``worldgen-set.json``, written last, lists the files of each complete set
 with their sizes and SHA-256 digests. A run that fails or is interrupted
-removes its staging folder; one that is killed leaves it, and the next run
-into the same directory removes it (or, if the kill came during the moves,
-which take milliseconds, finishes them) before it does anything else. So a
-killed run leaves the previous complete set, or, in that short window, no
-manifest until the next run completes the moves: never a manifest over a
-mix. A new set replaces every earlier set it shares a file name with (and
+before the moves removes its staging folder; Ctrl-C during the moves (they
+take milliseconds) is held until they are done, so the new set is complete.
+A run that is killed leaves its staging folder, and so does one whose moves
+fail (a full disk while writing the manifest): the next run into the same
+directory removes it (or, if its commit list is there, finishes the moves)
+before it does anything else. So a failed or killed run leaves the previous
+complete set, or, after a failure during the moves, no manifest until the
+next run completes them: never a manifest over a mix. A new set replaces every earlier set it shares a file name with (and
 removes that set's other files); sets of other commands with other names,
 and files worldgen did not write, are left alone.
 """
@@ -27,7 +29,9 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 
 from worldgen.io._atomic import atomic_output
@@ -140,7 +144,10 @@ def output_set(
                 yield OutputSet(path, staging)
                 _commit(path, staging, command, about)
             finally:
-                shutil.rmtree(staging, ignore_errors=True)
+                # A commit list left means the moves were cut short by an
+                # error: keep it, so that the next run (recover) finishes them.
+                if not (staging / _COMMIT).is_file():
+                    shutil.rmtree(staging, ignore_errors=True)
     except BaseException:
         if made:  # leave no empty directory behind a failed first run
             with contextlib.suppress(OSError):
@@ -218,7 +225,25 @@ def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str) 
     plan = {"sets": [*kept, entry], "files": files, "stale": stale}
     with atomic_output(staging / _COMMIT) as tmp:
         tmp.write_text(json.dumps(plan), encoding="utf-8")
-    _swap_in(out, staging, plan)
+    with _ctrl_c_deferred():  # the moves take milliseconds: let them finish
+        _swap_in(out, staging, plan)
+        (staging / _COMMIT).unlink()
+
+
+@contextlib.contextmanager
+def _ctrl_c_deferred() -> Iterator[None]:
+    """Hold SIGINT until the block ends, then deliver it (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if received:
+            signal.raise_signal(signal.SIGINT)
 
 
 def _swap_in(out: pathlib.Path, staging: pathlib.Path, plan: dict) -> None:

@@ -14,7 +14,7 @@ import numpy as np
 from worldgen._memory import WORLD_CHUNK_COPIES, check_memory
 from worldgen.io._image import write_rgb_png
 from worldgen.io._outset import output_set
-from worldgen.noise._validate import check_int
+from worldgen.noise._validate import check_instance, check_int
 from worldgen.world._chunk import CHUNK, Chunk, chunk_range
 from worldgen.world._config import WorldConfig
 from worldgen.world._generator import generate_chunk
@@ -45,6 +45,7 @@ def open_world(
 ):
     """A :class:`World` of ``config``, with a store at ``store_path`` (or
     none); returns ``(world, store)``."""
+    check_instance(config, "config", WorldConfig)
     workers = thread_safe_workers(threads)  # checked before the store is made
     store = None
     if store_path is not None:
@@ -92,6 +93,7 @@ def write_world_set(
     ``threads``: generator threads, 1 to 1024 (default: every CPU); 0 or
     less is refused before anything is written.
     """
+    check_instance(config, "config", WorldConfig)
     x = check_int(x, "x", -(2**30), 2**30)
     z = check_int(z, "z", -(2**30), 2**30)
     radius = check_int(radius, "radius", 1, 4096)

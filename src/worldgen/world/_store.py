@@ -305,7 +305,11 @@ class ChunkStore:
 
     def missing(self, coords: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
         """The ``(cx, cz)`` of ``coords`` that are not stored, in the given order."""
-        checked = [_check_pair(pair) for pair in coords]
+        try:
+            pairs = list(coords)
+        except TypeError:
+            raise TypeError(f"coords must be an iterable of (cx, cz) pairs, got {coords!r}") from None
+        checked = [_check_pair(pair) for pair in pairs]
         with self._lock, self._errors():
             return [pair for pair in checked if not self._has(*pair)]
 
@@ -682,7 +686,10 @@ def _check_pair(pair: object) -> tuple[int, int]:
         cx, cz = pair
     except (TypeError, ValueError):
         raise TypeError(f"coords must hold (cx, cz) pairs, got {pair!r}") from None
-    return _check_coords(cx, cz)
+    try:
+        return _check_coords(cx, cz)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"coords: {exc}") from None
 
 
 def _short(key: str) -> str:
