@@ -81,10 +81,14 @@ def _complete(out: pathlib.Path) -> bool:
     """A manifest whose files are all there with their digests, and nothing hidden."""
     sets = read_manifest(out)
     listed = {rel: f for s in sets for rel, f in s["files"].items()}
-    return bool(listed) and all(
-        hashlib.sha256((out / rel).read_bytes()).hexdigest() == f["sha256"]
-        for rel, f in listed.items()
-    ) and not [p for p in out.iterdir() if p.name.startswith(".")]
+    return (
+        bool(listed)
+        and all(
+            hashlib.sha256((out / rel).read_bytes()).hexdigest() == f["sha256"]
+            for rel, f in listed.items()
+        )
+        and not [p for p in out.iterdir() if p.name.startswith(".")]
+    )
 
 
 def _restore(out: pathlib.Path, files: dict[str, bytes]) -> None:

@@ -308,7 +308,9 @@ class ChunkStore:
         try:
             pairs = list(coords)
         except TypeError:
-            raise TypeError(f"coords must be an iterable of (cx, cz) pairs, got {coords!r}") from None
+            raise TypeError(
+                f"coords must be an iterable of (cx, cz) pairs, got {coords!r}"
+            ) from None
         checked = [_check_pair(pair) for pair in pairs]
         with self._lock, self._errors():
             return [pair for pair in checked if not self._has(*pair)]
