@@ -30,11 +30,14 @@ def neighbours(h, w):
                     yield y, x, code, y + dy, x + dx
 
 
-def naive_fill(heights, epsilon=0.0):
+def naive_fill(heights, epsilon=0.0, outlets=None):
     """Planchon and Darboux (2001): start from +inf inside and lower to a fixed point."""
     h = np.asarray(heights, dtype=np.float64)
-    water = np.full(h.shape, np.inf)
-    water[0, :], water[-1, :], water[:, 0], water[:, -1] = h[0, :], h[-1, :], h[:, 0], h[:, -1]
+    fixed = np.zeros(h.shape, bool)
+    fixed[0, :], fixed[-1, :], fixed[:, 0], fixed[:, -1] = True, True, True, True
+    if outlets is not None:
+        fixed |= outlets
+    water = np.where(fixed, h, np.inf)
     while True:
         padded = np.pad(water, 1, constant_values=np.inf)
         lowest = np.full(h.shape, np.inf)
@@ -42,8 +45,7 @@ def naive_fill(heights, epsilon=0.0):
             lowest = np.minimum(
                 lowest, padded[1 + dy : 1 + dy + h.shape[0], 1 + dx : 1 + dx + h.shape[1]]
             )
-        new = np.minimum(water, np.maximum(h, lowest + epsilon))
-        new[0, :], new[-1, :], new[:, 0], new[:, -1] = h[0, :], h[-1, :], h[:, 0], h[:, -1]
+        new = np.where(fixed, h, np.minimum(water, np.maximum(h, lowest + epsilon)))
         if np.array_equal(new, water):
             return water
         water = new
@@ -222,6 +224,35 @@ RANDOM_MAPS = hnp.arrays(
 def test_fill_matches_planchon_darboux(heights, epsilon):
     filled = fill_depressions(heights, epsilon=epsilon)
     assert np.array_equal(filled, naive_fill(heights, epsilon))
+
+
+@given(
+    heights=st.one_of(SMALL_MAPS, RANDOM_MAPS),
+    epsilon=st.sampled_from([0.0, 0.25]),
+    data=st.data(),
+)
+def test_fill_with_outlets_matches_planchon_darboux(heights, epsilon, data):
+    outlets = data.draw(hnp.arrays(np.bool_, heights.shape))
+    filled = fill_depressions(heights, epsilon=epsilon, outlets=outlets)
+    assert np.array_equal(filled, naive_fill(heights, epsilon, outlets))
+
+
+def test_outlets_drain_a_pit_and_end_the_rivers_that_reach_them():
+    heights = np.full((7, 7), 9.0)
+    heights[1:6, 1:6] = 5.0
+    heights[3, 3] = 1.0  # a pit: without an outlet, a lake up to the rim
+    sea = np.zeros(heights.shape, bool)
+    sea[3, 3] = True
+    assert (fill_depressions(heights)[1:6, 1:6] == 9.0).all()
+    assert np.array_equal(fill_depressions(heights, outlets=sea), heights)
+    result = rivers(heights, threshold=3, outlets=sea)
+    assert result.directions[3, 3] == -1 and not result.river[3, 3]
+    assert not result.lakes.any()
+    assert result.accumulation[3, 3] > 9  # the basin drains into the outlet
+    with pytest.raises(ValueError, match="outlets must have the shape"):
+        rivers(heights, outlets=sea[1:])
+    with pytest.raises(TypeError, match="outlets must be an array of bool"):
+        fill_depressions(heights, outlets=sea.astype(int))
 
 
 @given(heights=st.one_of(SMALL_MAPS, RANDOM_MAPS), epsilon=st.sampled_from([0.0, 0.25, 1e-9]))

@@ -261,12 +261,13 @@ def test_bad_world_config(kwargs, message):
         WorldConfig(**kwargs)
 
 
-def test_a_store_of_generator_version_1_is_refused(tmp_path, monkeypatch):
+@pytest.mark.parametrize("old", [1, 2])
+def test_a_store_of_an_older_generator_version_is_refused(tmp_path, monkeypatch, old):
     config = WorldConfig(seed=3)
-    monkeypatch.setattr(_config, "GENERATOR_VERSION", 1)
+    monkeypatch.setattr(_config, "GENERATOR_VERSION", old)
     old_key = config.key
     monkeypatch.undo()
-    assert GENERATOR_VERSION == 2 and old_key != config.key
+    assert GENERATOR_VERSION == 3 and old_key != config.key
     ChunkStore(tmp_path / "world.db", old_key).close()
     with pytest.raises(StoreMismatchError):
         ChunkStore(tmp_path / "world.db", config.key)
@@ -278,4 +279,5 @@ def test_config_key_changes_with_shape_not_colours():
     recoloured = tuple((n, (1, 2, 3)) for n, _ in a.palette)
     assert WorldConfig(seed=1, palette=recoloured).key == a.key
     assert WorldConfig(seed=1, caves=False).key != a.key
+    assert WorldConfig(seed=1, rivers=False).key != a.key
     assert WorldConfig(seed=1, terrain="heightmap").key != a.key

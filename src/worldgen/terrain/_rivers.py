@@ -80,6 +80,20 @@ def _check_directions(directions: object) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.int8)
 
 
+def _check_outlets(outlets: object, heights: np.ndarray) -> np.ndarray:
+    """A boolean (H, W) array of outlets, or an empty one for none."""
+    if outlets is None:
+        return np.zeros((0, 0), np.bool_)
+    array = np.asarray(outlets)
+    if array.dtype != np.bool_:
+        raise TypeError(f"outlets must be an array of bool, got dtype {array.dtype}")
+    if array.shape != heights.shape:
+        raise ValueError(
+            f"outlets must have the shape of heights {heights.shape}, got {array.shape}"
+        )
+    return np.ascontiguousarray(array)
+
+
 def _check_threshold(threshold: object, cells: int) -> float:
     if threshold is None:
         return max(2.0, DEFAULT_RIVER_SHARE * cells)
@@ -167,9 +181,11 @@ def _floor(value, epsilon):
 
 
 @kernel
-def _priority_flood_kernel(heights, epsilon, offsets):
+def _priority_flood_kernel(heights, epsilon, offsets, outlets):
     # Works on a copy padded by one closed cell all round, so neighbours
     # need no bounds checks; cells are indices into the flattened copy.
+    # The flood starts from the border and from the cells where ``outlets``
+    # (shape (H, W), or (0, 0) for none) is True.
     height, width = heights.shape
     stride = width + 2
     level = np.empty((height + 2) * stride, np.float64)
@@ -201,6 +217,15 @@ def _priority_flood_kernel(heights, epsilon, offsets):
                 closed[c] = True
                 size = _heap_push(heap, size, level[c], counter, c)
                 counter += 1
+    if outlets.shape[0] > 0:
+        for y in range(height):
+            for x in range(width):
+                c = (y + 1) * stride + x + 1
+                if outlets[y, x] and not closed[c]:
+                    closed[c] = True
+                    heap = _heap_room(heap, size)
+                    size = _heap_push(heap, size, level[c], counter, c)
+                    counter += 1
     while size > 0 or head < tail:
         if head < tail and (size == 0 or level[pit[head]] <= heap[0, 0]):
             c = pit[head]
@@ -462,7 +487,9 @@ def _directions(filled: np.ndarray) -> np.ndarray:
     return directions
 
 
-def fill_depressions(heights: np.ndarray, *, epsilon: float = 0.0) -> np.ndarray:
+def fill_depressions(
+    heights: np.ndarray, *, epsilon: float = 0.0, outlets: np.ndarray | None = None
+) -> np.ndarray:
     """Raise every depression to its spill height, so all water reaches the border.
 
     Parameters
@@ -476,12 +503,15 @@ def fill_depressions(heights: np.ndarray, *, epsilon: float = 0.0) -> np.ndarray
         filled pits and flats slope gently toward their exits; where
         ``epsilon`` is too small to change a height, the next float up is
         used instead.
+    outlets : array_like of bool, shape (H, W), optional
+        Cells where water leaves besides the border (the sea, say): they
+        keep their heights and drain what reaches them, as border cells do.
 
     Returns
     -------
     numpy.ndarray, shape (H, W), float64
         The filled heights: never below ``heights``, equal on the border
-        and wherever water already drained. With ``epsilon=0`` every
+        (and the outlets) and wherever water already drained. With ``epsilon=0`` every
         interior cell has a path to the border that never climbs; with
         ``epsilon > 0`` every interior cell has a strictly lower neighbour.
 
@@ -533,7 +563,7 @@ def fill_depressions(heights: np.ndarray, *, epsilon: float = 0.0) -> np.ndarray
     """
     heights = np.ascontiguousarray(height_field(heights))
     epsilon = _check_epsilon(epsilon)
-    filled = _priority_flood_kernel(heights, epsilon, D8_OFFSETS)
+    filled = _priority_flood_kernel(heights, epsilon, D8_OFFSETS, _check_outlets(outlets, heights))
     if not np.isfinite(filled).all():
         raise ValueError(
             f"epsilon={epsilon!r} overflows: filled heights must stay finite; lower epsilon"
@@ -673,7 +703,11 @@ class RiverResult:
 
 
 def rivers(
-    heights: np.ndarray, *, threshold: float | None = None, epsilon: float = 0.0
+    heights: np.ndarray,
+    *,
+    threshold: float | None = None,
+    epsilon: float = 0.0,
+    outlets: np.ndarray | None = None,
 ) -> RiverResult:
     """Rivers and lakes of a height field.
 
@@ -688,6 +722,10 @@ def rivers(
     epsilon : float
         Passed to :func:`fill_depressions`: 0 (the default) fills pits
         flat, > 0 gives them a slope toward their exits.
+    outlets : array_like of bool, shape (H, W), optional
+        Cells where water leaves besides the border (the sea): passed to
+        :func:`fill_depressions`, and they flow nowhere (code -1), so what
+        reaches them ends there and they are never river or lake.
 
     Returns
     -------
@@ -731,16 +769,24 @@ def rivers(
     heights = np.ascontiguousarray(height_field(heights))
     limit = _check_threshold(threshold, heights.size)
     epsilon = _check_epsilon(epsilon)
-    filled = _priority_flood_kernel(heights, epsilon, D8_OFFSETS)
+    sinks = _check_outlets(outlets, heights)
+    filled = _priority_flood_kernel(heights, epsilon, D8_OFFSETS, sinks)
     directions = _directions(filled)
+    if sinks.size:
+        directions[sinks] = -1
     accumulation, _, _ = _accumulation_kernel(directions, D8_OFFSETS)
-    flat = filled if epsilon == 0.0 else _priority_flood_kernel(heights, 0.0, D8_OFFSETS)
+    river = accumulation >= limit
+    flat = filled if epsilon == 0.0 else _priority_flood_kernel(heights, 0.0, D8_OFFSETS, sinks)
+    lakes = flat > heights
+    if sinks.size:
+        river &= ~sinks
+        lakes &= ~sinks
     return RiverResult(
         filled=filled,
         directions=directions,
         accumulation=accumulation,
-        river=accumulation >= limit,
-        lakes=flat > heights,
+        river=river,
+        lakes=lakes,
         threshold=limit,
     )
 

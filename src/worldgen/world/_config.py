@@ -13,7 +13,7 @@ from worldgen.world._blocks import PALETTE
 
 # Bumped whenever generation changes what a config makes, so that stores
 # made by an older generator are never mixed with new chunks.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 TERRAINS = ("3d", "heightmap")
 
@@ -53,6 +53,9 @@ class WorldConfig:
     aquifers : bool
         Fill caves below sea level with water and lava pockets, each with
         its own level (True); without, caves are dry.
+    rivers : bool
+        Carve river beds, filled with water, where the ground's water
+        gathers (True); see :mod:`worldgen.world._rivers`.
     trees : bool
         Grow trees (True).
     ores : bool
@@ -79,6 +82,7 @@ class WorldConfig:
     terrain: str = "3d"
     caves: bool = True
     aquifers: bool = True
+    rivers: bool = True
     trees: bool = True
     ores: bool = True
     palette: tuple[tuple[str, tuple[int, int, int]], ...] = PALETTE
@@ -101,7 +105,7 @@ class WorldConfig:
             )
         if self.terrain not in TERRAINS:
             raise ValueError(f"terrain must be '3d' or 'heightmap', got {self.terrain!r}")
-        for name in ("caves", "aquifers", "trees", "ores"):
+        for name in ("caves", "aquifers", "rivers", "trees", "ores"):
             object.__setattr__(self, name, check_bool(getattr(self, name), name))
         palette = _check_palette(self.palette)
         if [n for n, _ in palette] != [n for n, _ in PALETTE]:
@@ -122,7 +126,8 @@ class WorldConfig:
         return (
             f"seed {self.seed}, y {self.y_min}..{self.y_max}, sea level {self.sea_level}, "
             f"{self.terrain} terrain, caves {self.caves}, aquifers {self.aquifers}, "
-            f"trees {self.trees}, ores {self.ores}, generator v{GENERATOR_VERSION}"
+            f"rivers {self.rivers}, trees {self.trees}, ores {self.ores}, "
+            f"generator v{GENERATOR_VERSION}"
         )
 
     @property

@@ -93,6 +93,8 @@ from worldgen.world._blocks import (
 )
 from worldgen.world._chunk import CHUNK, Chunk
 from worldgen.world._config import WorldConfig
+from worldgen.world._rivers import NONE as NO_RIVER
+from worldgen.world._rivers import river_columns
 
 OCEAN, BEACH, PLAINS, FOREST, DESERT, TAIGA, SNOWY, MOUNTAINS = range(8)
 BIOMES = ("ocean", "beach", "plains", "forest", "desert", "taiga", "snowy", "mountains")
@@ -188,14 +190,20 @@ class Columns:
     aquifer_z: np.ndarray  # float64, warped z
 
 
-def columns(config: WorldConfig, x0: int, z0: int, width: int, depth: int) -> Columns:
+def columns(
+    config: WorldConfig, x0: int, z0: int, width: int, depth: int, *, step: int = 1, names=None
+) -> Columns:
     """Target height, relief and climate of columns ``x0 <= x < x0 + width``,
-    ``z0 <= z < z0 + depth``."""
-    wx = np.arange(x0, x0 + width, dtype=np.float64)
-    wz = np.arange(z0, z0 + depth, dtype=np.float64)
+    ``z0 <= z < z0 + depth`` (every ``step``-th column of them: ``width``
+    and ``depth`` count the columns taken). ``names``: the fields to make
+    (default all; the others are zero)."""
+    wx = x0 + np.arange(width, dtype=np.float64) * step
+    wz = z0 + np.arange(depth, dtype=np.float64) * step
     noise = _noises(config.seed)
+    zero = np.zeros((depth, width))
     field = {
-        name: noise[name].grid(wx / scale, wz / scale) for name, (_, scale, _) in _FIELDS.items()
+        name: noise[name].grid(wx / scale, wz / scale) if names is None or name in names else zero
+        for name, (_, scale, _) in _FIELDS.items()
     }
     c = field["continent"]
     w = np.clip(field["weirdness"] * 2.2, -1.0, 1.0)
@@ -413,8 +421,8 @@ def _aquifers(warped_x, warped_z, key, y_min, sea_level):
 
 @kernel
 def _fill(
-    blocks, surface, height, relief, biome, cold, shore, level, fluid, wall, grid, gx0, gz0,
-    x0, z0, margin, y_min, y_max, sea_level, key, three_d, caves, ores,
+    blocks, surface, height, relief, biome, cold, shore, level, fluid, wall, river, cap,
+    grid, gx0, gz0, x0, z0, margin, y_min, y_max, sea_level, key, three_d, caves, ores,
 ):  # fmt: skip
     # Terrain, caves, aquifers, ores, bedrock and water for every column of
     # blocks (Y, Z, X), top down; the column fields carry ``margin`` extra
@@ -438,13 +446,17 @@ def _fill(
                 reach = _reach(max(top, y_min) - y_min)
                 _column_layers(grid, 1, grid.shape[0], reach, gx0, gz0, x, z, layers)
             b = biome[kk, ii]
+            water_top = river[kk, ii]
+            keep = cap[kk, ii]
             run_top = top
             above = AIR
             above_solid = False
             for j in range(ny - 1, -1, -1):
                 y = y_min + j
                 block = AIR
-                if _solid(three_d, top, h, r, layers, y, y_min, y_max):
+                if (keep == NO_RIVER or y <= keep) and _solid(
+                    three_d, top, h, r, layers, y, y_min, y_max
+                ):
                     if not above_solid:
                         run_top = y
                     above_solid = True
@@ -488,6 +500,8 @@ def _fill(
                     above_solid = False
                     if y <= sea_level:
                         block = ICE if (y == sea_level and cold[kk, ii]) else WATER
+                    elif y <= water_top:
+                        block = WATER  # a river (water_top is NO_RIVER elsewhere)
                 blocks[j, k, i] = block
                 above = block
 
@@ -616,9 +630,17 @@ def generate_region(
     else:
         surface = np.clip(np.floor(cols.height), config.y_min + 8, config.y_max - 24)
         surface = surface.astype(np.int64)
+    if config.rivers:
+        river, cap = river_columns(config, ex0, ez0, ewidth, edepth)
+        cut = cap != NO_RIVER
+        surface = np.where(cut, np.minimum(surface, cap), surface)
+    else:
+        river = cap = np.full(surface.shape, NO_RIVER, dtype=np.int64)
+        cut = np.zeros(surface.shape, dtype=np.bool_)
     biome = biomes(cols, surface, config.sea_level)
+    biome[(river != NO_RIVER) & (surface >= config.sea_level - 1)] = BEACH  # sandy beds
     cold = cols.temperature < -0.35
-    shore = _shore(surface, config.sea_level)
+    shore = _shore(surface, config.sea_level) | cut  # no cave breaks into a river
     if config.caves and config.aquifers:
         aquifer_key = np.uint64(derive_seed(config.seed, 0x41515546))
         level, fluid, wall = _aquifers(
@@ -632,8 +654,8 @@ def generate_region(
     blocks = np.empty((config.height, depth, width), dtype=np.uint8)
     _fill(
         blocks, surface, cols.height, cols.relief, biome, cold, shore, level, fluid, wall,
-        grid, gx0, gz0, x0, z0, m, config.y_min, config.y_max, config.sea_level, key,
-        three_d, config.caves, config.ores,
+        river, cap, grid, gx0, gz0, x0, z0, m, config.y_min, config.y_max, config.sea_level,
+        key, three_d, config.caves, config.ores,
     )  # fmt: skip
     if config.trees:
         _trees(
