@@ -79,6 +79,26 @@ class Format(enum.StrEnum):
     r16 = "r16"
     tiff = "tiff"
     npy = "npy"
+    zarr = "zarr"
+    cog = "cog"
+    tiles = "tiles"
+
+
+_BIG = {"zarr", "cog", "tiles"}  # formats written block by block (worldgen.scale)
+
+Dask = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        help="With --export zarr/cog/tiles: 'local' (a Dask cluster of one worker per core) "
+        "or a scheduler address tcp://HOST:PORT.",
+        show_default="$WORLDGEN_DASK, else local for maps over 4096 x 4096, else this process",
+    ),
+]
+Block = Annotated[
+    int,
+    typer.Option("--block", help="With --export zarr/cog/tiles: block (and Zarr chunk) side."),
+]
 
 
 # What a command turns into one line on stderr instead of a traceback.
@@ -368,8 +388,12 @@ def map_command(
     tile_size: Annotated[
         int | None, Opt(help="Tilemap tile size in pixels, 4-256.", show_default="16")
     ] = None,
+    dask: Dask = None,
+    block: Block = 1024,
 ) -> None:
-    """Write a map set: 16-bit heights, shaded colour map, biome map and legend, tilemap (Tiled JSON with its tileset, CSV, PNG)."""
+    """Write a map set: 16-bit heights, shaded colour map, biome map and legend, tilemap (Tiled JSON with its tileset, CSV, PNG).
+
+    With --export zarr, cog or tiles, write instead world.zarr (every layer, made block by block, resumable), world.tif (a Cloud-Optimized GeoTIFF of the heights) and tiles/ (a z/x/y pyramid of the colour map): for maps of any size, on Dask if asked."""
     from worldgen.config import map_config, merge
     from worldgen.io import HeightmapSizeWarning, write_map_set
     from worldgen.io._mapset import STAGES
@@ -409,6 +433,12 @@ def map_command(
         if any(v is not None for v in tiles.values()):
             overrides["tileset"] = {k: v for k, v in tiles.items() if v is not None}
         settings = map_config(merge(data, overrides))
+        if _BIG & {f.value for f in export or []}:
+            if normalize is not Normalize.local:  # blocks are windows: seamless heights
+                settings = _globally(settings)
+            written = _big("map", settings, None, out, window, export, dask, block)
+            _written(written, out, _described(settings, window))
+            return
         with _stages(STAGES) as advance, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", HeightmapSizeWarning)
             written = write_map_set(
@@ -420,6 +450,45 @@ def map_command(
     for warning in caught:
         _err.print(f"[yellow]note:[/yellow] {escape(str(warning.message))}", highlight=False)
     _written(written, out, _described(settings, window))
+
+
+def _big(kind, settings, carving, out, window, export, dask, block) -> list[pathlib.Path]:
+    """The block-by-block outputs (worldgen.scale), with a progress bar."""
+    formats = [f.value for f in export]
+    other = sorted(set(formats) - _BIG)
+    if other:
+        raise ValueError(
+            f"export: zarr, cog and tiles are written block by block and cannot be mixed "
+            f"with {', '.join(other)}; run twice"
+        )
+    from worldgen.scale import write_big_set
+
+    with _progress() as bar:
+        tasks: dict[str, Any] = {}
+
+        def advance(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done)
+            if not _err.is_terminal and done == total:
+                _err.print(f"{stage}: {done}/{total}", highlight=False)
+
+        return write_big_set(
+            kind, settings, carving, out, formats=formats, window=window, block=block,
+            dask=dask, progress=advance,
+        )  # fmt: skip
+
+
+def _globally(settings):
+    """The config with ``normalize='global'`` if it was 'local' (blocks are
+    windows of the map)."""
+    import dataclasses
+
+    if settings.terrain.normalize != "local":
+        return settings
+    return dataclasses.replace(
+        settings, terrain=dataclasses.replace(settings.terrain, normalize="global")
+    )
 
 
 def _described(settings, window) -> str:
@@ -495,8 +564,12 @@ def terrain_command(
         Opt(help="Mesh height of 1.0, in cells.", show_default="the map's relief, 128"),
     ] = None,
     stride: Annotated[int, Opt(help="Mesh level of detail: keep every STRIDE-th sample.")] = 1,
+    dask: Dask = None,
+    block: Block = 1024,
 ) -> None:
-    """Write the map set, then carve the map (DLA ridges, erosion, rivers) and write it and its mesh."""
+    """Write the map set, then carve the map (DLA ridges, erosion, rivers) and write it and its mesh.
+
+    With --export zarr, cog or tiles, write instead world.zarr (every layer, the carved heights and rivers too, made block by block, resumable), world.tif (a Cloud-Optimized GeoTIFF of the carved heights) and tiles/ (a z/x/y pyramid of the colour map): for maps of any size, on Dask if asked."""
     from worldgen.config import map_config
     from worldgen.io._mapset import TERRAIN_STAGES, write_terrain_set
     from worldgen.terrain import TerrainConfig
@@ -510,6 +583,11 @@ def terrain_command(
             droplets=droplets, thermal=thermal, dla=dla, rivers=rivers,
             river_threshold=river_threshold, multiplier=multiplier, stride=stride,
         )  # fmt: skip
+        if _BIG & {f.value for f in export or []}:
+            settings = _globally(settings)  # blocks are windows: seamless heights
+            written = _big("terrain", settings, carving, out, window, export, dask, block)
+            _written(written, out, _described(settings, window))
+            return
         with _stages(TERRAIN_STAGES) as advance:
             meshes = [m.value for m in mesh or [MeshFormat.glb]]
             written = write_terrain_set(

@@ -6,6 +6,8 @@
   drawings.
 - :func:`write_map_set`, :func:`write_terrain_set`: everything a map (and
   terrain) config makes, into one folder; :func:`write_mesh`: meshes.
+- :func:`write_cog`, :func:`write_tile_pyramid`: big rasters streamed
+  block by block (Cloud-Optimized GeoTIFF, z/x/y PNG tiles).
 - :func:`output_set`: a set of files written aside and swapped into a
   folder whole, with a manifest (:data:`MANIFEST`) written last.
 """
@@ -24,6 +26,7 @@ from worldgen.io._image import write_grey_png, write_rgb_png
 from worldgen.io._mapset import write_map_set, write_terrain_set
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._outset import MANIFEST, output_set, read_manifest
+from worldgen.io._raster import write_cog, write_tile_pyramid
 from worldgen.io._tilemap import read_tiled_json, read_tiles_csv, write_tiled_json, write_tiles_csv
 
 __all__ = [
@@ -37,6 +40,7 @@ __all__ = [
     "read_tiled_json",
     "read_tiles_csv",
     "unity_size_note",
+    "write_cog",
     "write_gif",
     "write_grey_png",
     "write_heightmap",
@@ -47,6 +51,7 @@ __all__ = [
     "write_rgb_png",
     "write_svg_polylines",
     "write_terrain_set",
+    "write_tile_pyramid",
     "write_tiled_json",
     "write_tiles",
     "write_tiles_csv",

@@ -16,14 +16,13 @@ from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._outset import output_set
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
 from worldgen.noise._validate import check_instance
+from worldgen.terrain._carved import carve_window
 from worldgen.terrain._classify import band_colours
-from worldgen.terrain._maps import MapConfig, layers_from_heights, make_layers
-from worldgen.terrain._pictures import PICTURE_HALO, map_pictures, shaded_colour
-from worldgen.terrain._rivers import MAX_RIVER_RADIUS, draw_rivers
+from worldgen.terrain._maps import MapConfig, make_layers
+from worldgen.terrain._pictures import map_pictures
 from worldgen.terrain._shading import legend
-from worldgen.terrain._terrain import TerrainConfig, make_terrain, terrain_mesh
+from worldgen.terrain._terrain import TerrainConfig, terrain_mesh
 from worldgen.terrain._window import Window
-from worldgen.terrain._windowed import crop_index
 
 # The stages a map set goes through, for progress reports; a terrain set
 # adds its own between "clean-up" and "pictures", and "mesh" at the end.
@@ -279,29 +278,11 @@ def write_terrain_set(
 def _write_terrain(
     config, terrain_config, out, formats, meshes, tile, blend, window, progress
 ) -> list[pathlib.Path]:
-    # Rivers paint up to MAX_RIVER_RADIUS cells around them, slopes reach
-    # PICTURE_HALO and the tile maps tile_halo: carve that much more and
-    # crop, so that every file equals the crop of a bigger window's (a
-    # 'local' map is whole anyway).
-    local = config.terrain.normalize == "local"
-    halo = 0 if local else max(MAX_RIVER_RADIUS + PICTURE_HALO, config.tile_halo)
-    grown = make_terrain(config, terrain_config, window=window.grown(halo), progress=progress)
-    painted = window if local else window.grown(MAX_RIVER_RADIUS)
-    around = grown if local else grown.crop(painted.grown(PICTURE_HALO))
-    colour = shaded_colour(config, around.heights, blend=blend, halo=0 if local else PICTURE_HALO)
-    if grown.rivers is not None:
-        colour = draw_rivers(colour, grown.crop(painted).rivers)
-    colour = colour[crop_index(window, painted)]
-    terrain = grown.crop(window)
-    if local:
-        pictured = np.pad(terrain.heights, PICTURE_HALO, mode="edge")
-        carved = terrain.carved
-    else:
-        pictured = grown.crop(window.grown(PICTURE_HALO)).heights
-        carved = layers_from_heights(config, window, grown.heights, halo=halo)
+    made = carve_window(config, terrain_config, window, blend=blend, progress=progress)
+    terrain, colour = made.terrain, made.colour
     written = _write_layers(
-        config, window, carved, out, formats, tile, blend, progress,
-        heights=pictured, height_files=config.unit_elevation(terrain.layers.elevation),
+        config, window, made.carved, out, formats, tile, blend, progress,
+        heights=made.pictured, height_files=made.height,
     )  # fmt: skip
     written.append(write_heightmap(out / "eroded.png", terrain.heights, "png16"))
     for fmt in formats:

@@ -1,0 +1,130 @@
+"""Big rasters streamed block by block: a COG that GDAL reads back, a tile
+pyramid Pillow reads, bounded reads, resume."""
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from worldgen.io import _raster, write_cog, write_tile_pyramid
+
+rasterio = pytest.importorskip("rasterio")
+# rasterio multiplies affine transforms with `*`, which affine now warns about.
+pytestmark = pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+
+
+class Recording:
+    """An array-like that records the size of every read."""
+
+    def __init__(self, array):
+        self.array = array
+        self.shape = array.shape
+        self.dtype = array.dtype
+        self.reads = []
+
+    def __getitem__(self, key):
+        part = self.array[key]
+        self.reads.append(part.size)
+        return part
+
+
+def heights(h=300, w=420, seed=1):
+    rng = np.random.default_rng(seed)
+    return np.cumsum(np.cumsum(rng.standard_normal((h, w)), 0), 1) / 100.0
+
+
+def test_cog_reads_back_with_rasterio_as_a_cog(tmp_path):
+    values = heights()
+    source = Recording(values)
+    path = write_cog(tmp_path / "h.tif", source, block=128, origin=(1000, -50),
+                     metadata={"seed": 7})  # fmt: skip
+    assert max(source.reads) <= 128 * 128
+    with rasterio.open(path) as src:
+        assert src.dtypes == ("float32",) and (src.height, src.width) == values.shape
+        assert np.array_equal(src.read(1), values.astype(np.float32))
+        assert src.block_shapes == [(128, 128)]
+        assert src.overviews(1) == [2, 4]
+        assert src.tags(ns="IMAGE_STRUCTURE")["LAYOUT"] == "COG"
+        assert src.tags()["seed"] == "7"
+        assert src.transform.c == 1000.0 and src.transform.f == 50.0
+        assert src.transform.a == 1.0 and src.transform.e == -1.0
+        # An overview is the map at half the size, near the mean of 2 x 2 cells.
+        half = src.read(1, out_shape=(values.shape[0] // 2, values.shape[1] // 2))
+        assert np.abs(half - values[::2, ::2][: half.shape[0], : half.shape[1]]).mean() < 0.5
+    assert [p.name for p in tmp_path.iterdir()] == ["h.tif"]
+
+
+def test_cog_refuses_bad_input_before_writing(tmp_path):
+    with pytest.raises(ValueError, match="source must be a non-empty 2-D"):
+        write_cog(tmp_path / "a.tif", np.zeros((3, 3, 3)))
+    with pytest.raises(ValueError, match="block must be a multiple of 16"):
+        write_cog(tmp_path / "a.tif", np.zeros((8, 8)), block=136 + 4)
+    with pytest.raises(FileNotFoundError, match="path"):
+        write_cog(tmp_path / "missing" / "a.tif", np.zeros((8, 8)))
+    bad = np.zeros((40, 40))
+    bad[33, 2] = np.nan
+    with pytest.raises(ValueError, match="source must be finite"):
+        write_cog(tmp_path / "a.tif", bad, block=128)
+    assert list(tmp_path.iterdir()) == []
+
+
+def colours(h=300, w=420):
+    rng = np.random.default_rng(3)
+    return rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+
+
+def test_pyramid_tiles_are_the_map_and_its_halvings(tmp_path):
+    rgb = colours()
+    source = Recording(rgb)
+    tilejson = write_tile_pyramid(tmp_path / "t", source, tile=64)
+    assert max(source.reads) <= 64 * 64 * 3
+    about = json.loads(tilejson.read_text())
+    assert about["tilejson"] == "3.0.0" and about["maxzoom"] == 3 and about["minzoom"] == 0
+    top = about["maxzoom"]
+
+    def level(z):
+        n = 2**z
+        out = np.zeros((n * 64, n * 64, 4), np.uint8)
+        for x in range(n):
+            for y in range(n):
+                path = tmp_path / "t" / str(z) / str(x) / f"{y}.png"
+                if path.exists():
+                    out[y * 64 : (y + 1) * 64, x * 64 : (x + 1) * 64] = np.asarray(
+                        Image.open(path).convert("RGBA")
+                    )
+        return out
+
+    deepest = level(top)
+    assert np.array_equal(deepest[:300, :420, :3], rgb)
+    assert (deepest[:300, :420, 3] == 255).all() and (deepest[300:, :, 3] == 0).all()
+    for z in range(top - 1, -1, -1):
+        child = level(z + 1).astype(np.int64)
+        box = child[0::2, 0::2] + child[1::2, 0::2] + child[0::2, 1::2] + child[1::2, 1::2]
+        assert np.array_equal(level(z), ((box + 2) // 4).astype(np.uint8)), z
+
+
+def test_pyramid_resumes_writing_only_the_missing_tiles(tmp_path, monkeypatch):
+    rgb = colours(200, 130)
+    write_tile_pyramid(tmp_path / "t", rgb, tile=64)
+    before = {p: p.read_bytes() for p in sorted((tmp_path / "t").rglob("*.png"))}
+    lost = [tmp_path / "t" / "2" / "1" / "2.png", tmp_path / "t" / "1" / "0" / "1.png"]
+    for path in lost:
+        path.unlink()
+    (tmp_path / "t" / "tiles.json").unlink()
+    written = []
+    real = _raster._write_png
+    monkeypatch.setattr(_raster, "_write_png", lambda t, rgba: written.append(t) or real(t, rgba))
+    write_tile_pyramid(tmp_path / "t", rgb, tile=64)
+    assert sorted(written) == sorted(lost)
+    assert {p: p.read_bytes() for p in sorted((tmp_path / "t").rglob("*.png"))} == before
+    assert (tmp_path / "t" / "tiles.json").exists()
+
+
+def test_pyramid_refuses_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="source must be uint8 RGB"):
+        write_tile_pyramid(tmp_path / "t", np.zeros((8, 8, 3)))
+    with pytest.raises(ValueError, match="tile must be a power of two"):
+        write_tile_pyramid(tmp_path / "t", np.zeros((8, 8, 3), np.uint8), tile=100)
+    with pytest.raises(TypeError, match="source must be an array-like"):
+        write_tile_pyramid(tmp_path / "t", "rgb")

@@ -1,0 +1,163 @@
+"""Maps made in blocks into a Zarr store: equal to the whole map, on Dask
+equal to one process, with a worker killed, resumed after an interruption."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import zarr
+
+from worldgen.config import map_config, merge, preset
+from worldgen.scale import _store, build_store
+from worldgen.terrain import TerrainConfig, Window, make_layers, map_pictures
+from worldgen.terrain._carved import carve_window
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def config(name="continents", width=192, height=160):
+    return map_config(merge(preset(name, width, height), {"terrain": {"normalize": "global"}}))
+
+
+CARVING = TerrainConfig(droplets=3000)
+FAR = Window(100_003, -77, 150, 100)  # a window far from the map's origin
+
+
+def arrays(path) -> dict[str, np.ndarray]:
+    group = zarr.open_group(path, mode="r")
+    return {name: group[name][:] for name in sorted(group.array_keys())}
+
+
+def test_terrain_blocks_equal_the_whole_window(tmp_path):
+    cfg = config()
+    build_store(tmp_path / "w.zarr", "terrain", cfg, CARVING, window=FAR, block=64)
+    got = arrays(tmp_path / "w.zarr")
+    whole = carve_window(cfg, CARVING, FAR)
+    assert np.array_equal(got["eroded"], whole.terrain.heights.astype(np.float32))
+    assert np.array_equal(got["height"], whole.height.astype(np.float32))
+    assert np.array_equal(got["biome"], whole.carved.biomes)
+    assert np.array_equal(got["colour"], whole.colour)
+    river = np.where(whole.terrain.rivers.river, 1, np.where(whole.terrain.rivers.lakes, 2, 0))
+    assert np.array_equal(got["river"], river)
+    assert got["river"].any() and (got["done"] == 1).all()
+    attrs = zarr.open_group(tmp_path / "w.zarr", mode="r").attrs
+    assert attrs["complete"] and attrs["window"] == [FAR.x, FAR.y, FAR.width, FAR.height]
+    assert attrs["block"] == 64 and set(attrs["layers"]) == {
+        "height", "eroded", "biome", "river", "colour"
+    }  # fmt: skip
+
+
+def test_map_blocks_equal_the_whole_map(tmp_path):
+    cfg = config("islands")
+    build_store(tmp_path / "m.zarr", "map", cfg, block=64)
+    got = arrays(tmp_path / "m.zarr")
+    layers = make_layers(cfg)
+    pictures = map_pictures(cfg, layers=layers)
+    assert np.array_equal(got["height"], pictures.height.astype(np.float32))
+    assert np.array_equal(got["colour"], pictures.colour)
+    assert np.array_equal(got["biome"], layers.biomes)
+    assert "eroded" not in got
+
+
+def test_a_local_map_or_another_config_is_refused(tmp_path):
+    cfg = config()
+    local = map_config({"terrain": {"width": 96, "height": 96}})
+    with pytest.raises(ValueError, match="normalize='global' or 'none'"):
+        build_store(tmp_path / "a.zarr", "map", local)
+    build_store(tmp_path / "b.zarr", "map", cfg, block=64, window=Window(0, 0, 64, 64))
+    with pytest.raises(ValueError, match="holds another map"):
+        build_store(tmp_path / "b.zarr", "map", config(width=200), block=64,
+                    window=Window(0, 0, 64, 64))  # fmt: skip
+
+
+def test_resume_after_an_interruption_makes_only_the_missing_blocks(tmp_path, monkeypatch):
+    cfg = config()
+    whole = tmp_path / "whole.zarr"
+    build_store(whole, "terrain", cfg, CARVING, window=FAR, block=64)
+
+    def stop_after_two(done, total):
+        if done == 2:
+            raise KeyboardInterrupt
+
+    cut = tmp_path / "cut.zarr"
+    with pytest.raises(KeyboardInterrupt):
+        build_store(cut, "terrain", cfg, CARVING, window=FAR, block=64, progress=stop_after_two)
+    assert zarr.open_group(cut, mode="r")["done"][:].sum() == 2
+    made = []
+    real = _store.make_block
+    monkeypatch.setattr(
+        _store, "make_block", lambda kind, c, t, w: made.append(w) or real(kind, c, t, w)
+    )
+    build_store(cut, "terrain", cfg, CARVING, window=FAR, block=64)
+    assert len(made) == 6 - 2
+    assert all(np.array_equal(a, b) for a, b in zip(arrays(cut).values(), arrays(whole).values()))
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def test_dask_equals_one_process(tmp_path, client):
+    cfg = config()
+    build_store(tmp_path / "one.zarr", "terrain", cfg, CARVING, window=FAR, block=64)
+    build_store(tmp_path / "dask.zarr", "terrain", cfg, CARVING, window=FAR, block=64,
+                client=client)  # fmt: skip
+    one, dask = arrays(tmp_path / "one.zarr"), arrays(tmp_path / "dask.zarr")
+    assert one.keys() == dask.keys()
+    for name in one:
+        assert np.array_equal(one[name], dask[name]), name
+
+
+def test_killing_a_worker_mid_run_does_not_change_the_result(tmp_path, client):
+    cfg = config(width=256, height=192)
+    build_store(tmp_path / "one.zarr", "map", cfg, block=64)
+    pids = client.run(os.getpid)
+    killed = []
+
+    def kill_one(done, total):
+        if done >= 2 and not killed:
+            victim = sorted(pids.values())[0]
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    build_store(tmp_path / "dask.zarr", "map", cfg, block=64, client=client, progress=kill_one)
+    assert killed
+    client.wait_for_workers(2, timeout=60)
+    one, dask = arrays(tmp_path / "one.zarr"), arrays(tmp_path / "dask.zarr")
+    for name in one:
+        assert np.array_equal(one[name], dask[name]), name
+
+
+def test_a_scheduler_that_does_not_answer_is_one_line_within_seconds(tmp_path):
+    start = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "worldgen.cli", "map", "--export", "zarr", "--dask",
+         "tcp://127.0.0.1:9", "--out", str(tmp_path / "out")],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert time.monotonic() - start < 60
+    assert done.returncode == 1
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert lines[-1].startswith("error: dask: no Dask scheduler answers at tcp://127.0.0.1:9")
+    assert "Traceback" not in done.stderr
+
+
+def test_the_base_install_does_not_import_dask():
+    code = (
+        "import sys, worldgen, worldgen.cli, worldgen.io, worldgen.terrain, worldgen.world; "
+        "print(sorted({'dask', 'distributed', 'zarr', 'rasterio'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
