@@ -23,7 +23,9 @@
 - :func:`erode` (:class:`HydraulicErosion`), :func:`thermal_erode`:
   droplet and thermal erosion.
 - :func:`fill_depressions`, :func:`flow_directions`,
-  :func:`flow_accumulation`, :func:`rivers`, :func:`draw_rivers`: water.
+  :func:`flow_accumulation`, :func:`rivers`, :func:`draw_rivers`: water;
+  :func:`tiled_fill`, :func:`tiled_flow_accumulation`: the same, exact, in
+  tiles, for maps larger than memory.
 - :func:`dla_mountains`: branching ridges grown by diffusion-limited
   aggregation.
 - :func:`heightfield_mesh`, :class:`Mesh`: triangle meshes.
@@ -54,6 +56,7 @@ from worldgen.terrain._rivers import (
 from worldgen.terrain._shading import apply_shade, colour_ramp, hillshade, legend, normal_map
 from worldgen.terrain._shaping import HeightCurve, Mask, falloff_curve
 from worldgen.terrain._terrain import Terrain, TerrainConfig, make_terrain, terrain_mesh
+from worldgen.terrain._tiled import tiled_fill, tiled_flow_accumulation
 from worldgen.terrain._tilemap import (
     Cleanup,
     autotile_masks,
@@ -119,4 +122,6 @@ __all__ = [
     "terrain_mesh",
     "thermal_erode",
     "tile_layers",
+    "tiled_fill",
+    "tiled_flow_accumulation",
 ]
