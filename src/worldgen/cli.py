@@ -115,8 +115,8 @@ def _fail(exc: BaseException) -> typer.Exit:
     if isinstance(exc, MemoryError):
         why = f" ({exc})" if str(exc) else ""
         exc = MemoryError(
-            f"out of memory{why}; ask for a smaller size, or make the map in tiles "
-            "(worldgen.terrain windows)"
+            f"out of memory{why}; ask for a smaller size, or make the map block by block "
+            "with --export zarr"
         )
     _err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
     return typer.Exit(1)

@@ -119,8 +119,8 @@ MAX_DROPLETS_PER_CELL = 256
 MAX_THERMAL_PER_SIDE = 2
 
 _TOO_BIG = (
-    "make a smaller map, or make the big one in windows of a seamless "
-    "normalisation (worldgen.terrain.Window, normalize='global'), or wait for the Dask path"
+    "make a smaller map, or make the big one block by block with --export zarr "
+    "(add --dask local to use every core; worldgen.scale.write_big_set in the library)"
 )
 
 

@@ -1,0 +1,139 @@
+"""The terrain pipeline in blocks on Dask: cells per second per core on 1 and
+2 workers, peak memory per worker at two map sizes, and one big run.
+
+Each run builds the Zarr store of a carved ``islands`` map (``worldgen
+terrain --export zarr``: heights, DLA-free erosion, rivers, biomes, colour)
+in 1024 x 1024 blocks on a local cluster of single-threaded worker
+processes, timed by wall time. The memory of every worker process is
+sampled every 0.2 s (RSS), and the largest is reported. Rounds alternate
+1 and 2 workers; the table gives the median and the (min-max) over rounds.
+
+    python benchmarks/bench_scale.py --sizes 2048 4096 --rounds 3 --write benchmarks/RESULTS.md
+    python benchmarks/bench_scale.py --big 16384 --write benchmarks/RESULTS.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+
+import psutil
+from distributed import Client, LocalCluster
+
+from _report import header, write_section
+from worldgen.config import map_config, merge, preset
+from worldgen.scale import build_store
+from worldgen.terrain import TerrainConfig
+
+
+class PeakMemory:
+    """Largest RSS of any child process (the workers) while running."""
+
+    def __init__(self) -> None:
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        me = psutil.Process()
+        while not self._stop.wait(0.2):
+            for child in me.children(recursive=True):
+                try:
+                    self.peak = max(self.peak, child.memory_info().rss)
+                except psutil.Error:
+                    pass
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def run(size: int, workers: int, kind: str = "terrain") -> tuple[float, int]:
+    """Seconds (wall) and peak worker RSS of one store of a size x size map."""
+    config = map_config(merge(preset("islands", size, size), {"terrain": {"normalize": "global"}}))
+    folder = tempfile.mkdtemp(prefix="bench-scale-")
+    try:
+        with (
+            LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+            PeakMemory() as memory,
+        ):
+            start = time.perf_counter()
+            build_store(f"{folder}/world.zarr", kind, config, TerrainConfig(), client=client)
+            seconds = time.perf_counter() - start
+        return seconds, memory.peak
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def spread(values, digits=2) -> str:
+    return (
+        f"{statistics.median(values):.{digits}f} "
+        f"({min(values):.{digits}f}-{max(values):.{digits}f})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[2048, 4096])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--big", type=int, default=0, help="also one run of BIG x BIG")
+    parser.add_argument("--write", metavar="PATH")
+    args = parser.parse_args()
+    run(1024, 2)  # compile and warm the caches on disk
+    lines = []
+    for size in args.sizes:
+        rate = {1: [], 2: []}
+        peak = {1: [], 2: []}
+        for r in range(args.rounds):
+            for workers in (1, 2) if r % 2 == 0 else (2, 1):
+                seconds, memory = run(size, workers)
+                rate[workers].append(size * size / seconds / workers / 1e6)
+                peak[workers].append(memory / 2**20)
+        for workers in (1, 2):
+            lines.append(
+                f"| {size} x {size} | {workers} | {spread(rate[workers], 3)} "
+                f"| {spread(peak[workers], 0)} |"
+            )
+    load = os.getloadavg()
+    text = [
+        "## Big maps on Dask (bench_scale.py)",
+        "",
+        *header("python benchmarks/bench_scale.py " + " ".join(sys.argv[1:])),
+        "The `islands` preset carved (`worldgen terrain --export zarr`: erosion with one "
+        "droplet per four cells, rivers, biomes, colour) in 1024 x 1024 blocks on a local "
+        "Dask cluster of single-threaded worker processes; wall time, "
+        f"{args.rounds} rounds alternating 1 and 2 workers; median (min-max). Load average "
+        f"after the runs: {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}.",
+        "",
+        "| map | workers | Mcells/s per core | peak RSS per worker, MiB |",
+        "|---|---|---|---|",
+        *lines,
+    ]
+    if args.big:
+        seconds, memory = run(args.big, os.cpu_count() or 1)
+        text += [
+            "",
+            f"One {args.big} x {args.big} run on {os.cpu_count()} workers: "
+            f"{seconds / 60:.1f} min wall, {args.big**2 / seconds / 1e6:.2f} Mcells/s, "
+            f"peak RSS per worker {memory / 2**20:.0f} MiB.",
+        ]
+    print("\n".join(text))
+    if args.write:
+        write_section(args.write, "bench_scale", "\n".join(text))
+
+
+if __name__ == "__main__":
+    main()
