@@ -7,26 +7,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tests.recording import Recording
 from worldgen.io import _raster, write_cog, write_tile_pyramid
 
 rasterio = pytest.importorskip("rasterio")
 # rasterio multiplies affine transforms with `*`, which affine now warns about.
 pytestmark = pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
-
-
-class Recording:
-    """An array-like that records the size of every read."""
-
-    def __init__(self, array):
-        self.array = array
-        self.shape = array.shape
-        self.dtype = array.dtype
-        self.reads = []
-
-    def __getitem__(self, key):
-        part = self.array[key]
-        self.reads.append(part.size)
-        return part
 
 
 def heights(h=300, w=420, seed=1):

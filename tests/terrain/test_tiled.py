@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from tests.recording import Recording
 from worldgen.noise import Fractal, Perlin
 from worldgen.terrain import (
     fill_depressions,
@@ -82,26 +83,6 @@ def test_drainage_across_many_tiles(field, tile):
     assert np.array_equal(filled, whole)
     assert np.array_equal(accumulation, flow_accumulation(directions))
     assert accumulation.max() > 30 * tile  # a river through several tiles
-
-
-class Recording:
-    """An array-like that records the cells of every read and write."""
-
-    def __init__(self, array):
-        self.array = array
-        self.shape = array.shape
-        self.dtype = array.dtype
-        self.reads = []
-        self.writes = np.zeros(array.shape, int)
-
-    def __getitem__(self, key):
-        part = self.array[key]
-        self.reads.append(part.size)
-        return part
-
-    def __setitem__(self, key, value):
-        self.array[key] = value
-        self.writes[key] += 1
 
 
 def test_tasks_read_and_write_only_their_tile():

@@ -344,9 +344,10 @@ def _local(codes: np.ndarray):
 
 
 @kernel
-def _exits(codes, leaves, ring, offsets):
-    # For each perimeter cell: the index (in ``ring``) of the first cell on
-    # its downstream path whose flow leaves the tile, or -1 if the path ends
+def _walk(codes, leaves, ring, inflow, accumulation, offsets):
+    # Follow each perimeter cell's path downstream inside the tile, adding
+    # its inflow to every cell on it; returns, for each, the index (in
+    # ``ring``) of the cell where the path leaves the tile, or -1 if it ends
     # at a sink inside.
     th, tw = codes.shape
     index = np.full((th, tw), -1, np.int64)
@@ -354,9 +355,11 @@ def _exits(codes, leaves, ring, offsets):
         index[ring[p, 0], ring[p, 1]] = p
     out = np.full(ring.shape[0], -1, np.int64)
     for p in range(ring.shape[0]):
+        amount = inflow[p]
         y = ring[p, 0]
         x = ring[p, 1]
         while True:
+            accumulation[y, x] += amount
             if leaves[y, x]:
                 out[p] = index[y, x]
                 break
@@ -368,26 +371,6 @@ def _exits(codes, leaves, ring, offsets):
     return out
 
 
-@kernel
-def _carry(accumulation, codes, leaves, ring, inflow, offsets):
-    # Add each perimeter cell's inflow to every cell of its path in the tile.
-    for p in range(ring.shape[0]):
-        amount = inflow[p]
-        if amount == 0.0:
-            continue
-        y = ring[p, 0]
-        x = ring[p, 1]
-        while True:
-            accumulation[y, x] += amount
-            if leaves[y, x]:
-                break
-            d = codes[y, x]
-            if d < 0:
-                break
-            y += offsets[d, 0]
-            x += offsets[d, 1]
-
-
 def _flow_survey(arguments):
     """A tile's local accumulation on its perimeter, each perimeter cell's
     exit, and the code of each perimeter cell."""
@@ -395,7 +378,7 @@ def _flow_survey(arguments):
     codes = _read_directions(source, box, height, width)
     accumulation, leaves = _local(codes)
     ring = _perimeter(*codes.shape)
-    exits = _exits(codes, leaves, ring, D8_OFFSETS)
+    exits = _walk(codes, leaves, ring, np.zeros(len(ring)), accumulation, D8_OFFSETS)
     return accumulation[ring[:, 0], ring[:, 1]], exits, codes[ring[:, 0], ring[:, 1]]
 
 
@@ -403,7 +386,7 @@ def _flow_finish(arguments) -> None:
     source, out, box, height, width, inflow = arguments
     codes = _read_directions(source, box, height, width)
     accumulation, leaves = _local(codes)
-    _carry(accumulation, codes, leaves, _perimeter(*codes.shape), inflow, D8_OFFSETS)
+    _walk(codes, leaves, _perimeter(*codes.shape), inflow, accumulation, D8_OFFSETS)
     y0, y1, x0, x1 = box
     out[y0:y1, x0:x1] = accumulation
 
