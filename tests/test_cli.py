@@ -164,3 +164,14 @@ def test_terrain_writes_the_map_set_eroded_map_and_glb(tmp_path):
     bad = runner.invoke(app, ["terrain", "--out", str(tmp_path / "x"), *SMALL, "--dla", "2"])
     assert bad.exit_code == 1 and "error: dla must be a number from 0 to 1" in bad.output
     assert not (tmp_path / "x").exists()
+
+
+def test_world_rivers_flag_reaches_the_config(tmp_path):
+    store = tmp_path / "shared.db"
+    args = ["world", "--radius", "8", "--mesh-radius", "8", "--threads", "1", "--store", str(store)]
+    first = runner.invoke(app, [*args, "--out", str(tmp_path / "a")])
+    assert first.exit_code == 0, first.output
+    # Without rivers the world's key differs: the store refuses to mix them.
+    second = runner.invoke(app, [*args, "--no-rivers", "--out", str(tmp_path / "b")])
+    assert second.exit_code == 1
+    assert "holds another world" in second.output

@@ -470,8 +470,8 @@ def _big(kind, settings, carving, out, window, export, dask, block) -> list[path
             if stage not in tasks:
                 tasks[stage] = bar.add_task(stage, total=total)
             bar.update(tasks[stage], completed=done)
-            if not _err.is_terminal and done == total:
-                _err.print(f"{stage}: {done}/{total}", highlight=False)
+            if not _err.is_terminal and (done == total or done % max(1, total // 10) == 0):
+                _err.print(f"{stage}: {done}/{total}", highlight=False)  # a log when piped
 
         return write_big_set(
             kind, settings, carving, out, formats=formats, window=window, block=block,
@@ -636,6 +636,10 @@ def world_command(
     trees: Annotated[
         bool | None, Opt("--trees/--no-trees", help="Grow trees.", show_default="on")
     ] = None,
+    rivers: Annotated[
+        bool | None,
+        Opt("--rivers/--no-rivers", help="Carve river beds down to the sea.", show_default="on"),
+    ] = None,
     terrain: Annotated[
         WorldTerrain | None,
         Opt(help="Ground: 3d (overhangs, arches) or heightmap.", show_default="3d"),
@@ -647,7 +651,7 @@ def world_command(
 
     try:
         data = load_toml(config) if config is not None else {}
-        given = {"seed": seed, "caves": caves, "trees": trees}
+        given = {"seed": seed, "caves": caves, "trees": trees, "rivers": rivers}
         given["terrain"] = None if terrain is None else terrain.value
         settings = world_config({**data, **{k: v for k, v in given.items() if v is not None}})
         with _progress() as bar:
