@@ -38,6 +38,7 @@ from hypothesis import strategies as st
 import worldgen.io as wio
 import worldgen.motion as motion
 import worldgen.noise as noise
+import worldgen.scale as scale
 import worldgen.terrain as terrain
 import worldgen.world as world
 from tests.fuzz._runner import Tally, fuzz_settings, main
@@ -244,6 +245,11 @@ def targets(tmp: pathlib.Path) -> list[Target]:
         Target("autotile_masks", terrain.autotile_masks, {"tiles": _tiles(),
                                                           "connectivity": 4, "edge": "same"}),
         Target("global_range", terrain.global_range, {"fractal": fbm, "spread": 3.0}),
+        Target("tiled_fill", terrain.tiled_fill, {"heights": h, "out": np.zeros(h.shape),
+                                                  "tile": 2}),
+        Target("tiled_flow_accumulation", terrain.tiled_flow_accumulation,
+               {"directions": terrain.flow_directions(terrain.fill_depressions(h)),
+                "out": np.zeros(h.shape), "tile": 3}),
         # io
         Target("write_grey_png", wio.write_grey_png, {"path": tmp / "g.png", "values": h,
                                                       "bits": 16}, paths=("path",)),
@@ -280,6 +286,16 @@ def targets(tmp: pathlib.Path) -> list[Target]:
         Target("write_map_set", wio.write_map_set, {"config": small_map, "out": out / "m",
                                                     "tile": 4, "relief": 3.0},
                paths=("out",)),
+        Target("write_cog", wio.write_cog, {"path": tmp / "c.tif", "source": h, "block": 128,
+                                            "origin": (3, -2), "cell_size": 2.0,
+                                            "metadata": {"a": "b"}}, paths=("path",)),
+        Target("write_tile_pyramid", wio.write_tile_pyramid,
+               {"directory": tmp / "pyramid", "source": rgb, "tile": 64, "name": "x"},
+               paths=("directory",)),
+        Target("build_store", scale.build_store,
+               {"path": tmp / "s.zarr", "kind": "map", "config": global_map,
+                "window": terrain.Window(0, 0, 12, 8), "block": 64},
+               paths=("path",)),
         Target("write_terrain_set", wio.write_terrain_set,
                {"config": global_map, "terrain_config": small_terrain, "out": out / "t",
                 "formats": ("npy",), "meshes": ("glb",), "tile": 4, "relief": 3.0,

@@ -100,9 +100,13 @@ def write_cog(
     block = check_int(block, "block", 128, 4096)
     if block % 16:
         raise ValueError(f"block must be a multiple of 16, got {block}")
+    if not (isinstance(origin, (tuple, list)) and len(origin) == 2):
+        raise TypeError(f"origin must be a pair of integers (x, y), got {origin!r}")
     x0, y0 = (check_int(v, "origin", -(2**40), 2**40) for v in origin)
     if not (isinstance(cell_size, (int, float)) and math.isfinite(cell_size) and cell_size > 0):
         raise ValueError(f"cell_size must be a positive finite number, got {cell_size!r}")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise TypeError(f"metadata must be a dict of tags, got {metadata!r}")
     tags = {str(k): str(v) for k, v in (metadata or {}).items()}
     _directory_of(path, "path")
     rows = range(0, height, block)
