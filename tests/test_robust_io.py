@@ -169,7 +169,10 @@ def test_requests_too_big_for_memory_are_refused_with_the_way_out(tmp_path, monk
         )
     )
     assert line.startswith("error: width, height: a 50000 x 50000 map set needs about 745.1 GB")
-    assert "is available; make a smaller map, or make the big one in windows" in line
+    assert (
+        "is available; make a smaller map, or make the big one block by block with --export zarr"
+        in line
+    )
     monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "1G")
     line = one_line(runner.invoke(app, ["world", "--out", str(tmp_path / "w"), "--radius", "1024"]))
     assert "error: radius: 13,112 chunks within 1024 blocks needs about 4.2 GB" in line
