@@ -342,9 +342,10 @@ def _resolve_flats_kernel(filled, directions, offsets):
 
 
 @kernel
-def _accumulation_kernel(directions, offsets):
+def _accumulation_kernel(directions, offsets, start):
     # Returns (accumulation, index of a cell pointing off the map or -1,
-    # number of cells processed: fewer than all means a cycle).
+    # number of cells processed: fewer than all means a cycle). ``start``:
+    # what each cell contributes itself (ones: a count of cells).
     height, width = directions.shape
     cells = height * width
     codes = directions.ravel()
@@ -352,7 +353,7 @@ def _accumulation_kernel(directions, offsets):
     for k in range(8):
         step[k] = offsets[k, 0] * width + offsets[k, 1]
     remaining = np.zeros(cells, np.int8)
-    accumulation = np.ones(cells, np.float64)
+    accumulation = start.ravel().copy()
     for c in range(cells):
         d = codes[c]
         if d < 0:
@@ -659,7 +660,9 @@ def flow_accumulation(directions: np.ndarray) -> np.ndarray:
     array([[1., 2., 3., 4.]])
     """
     directions = _check_directions(directions)
-    accumulation, off_map, done = _accumulation_kernel(directions, D8_OFFSETS)
+    accumulation, off_map, done = _accumulation_kernel(
+        directions, D8_OFFSETS, np.ones(directions.shape)
+    )
     if off_map >= 0:
         y, x = divmod(int(off_map), directions.shape[1])
         raise ValueError(
@@ -774,7 +777,7 @@ def rivers(
     directions = _directions(filled)
     if sinks.size:
         directions[sinks] = -1
-    accumulation, _, _ = _accumulation_kernel(directions, D8_OFFSETS)
+    accumulation, _, _ = _accumulation_kernel(directions, D8_OFFSETS, np.ones(directions.shape))
     river = accumulation >= limit
     flat = filled if epsilon == 0.0 else _priority_flood_kernel(heights, 0.0, D8_OFFSETS, sinks)
     lakes = flat > heights

@@ -299,7 +299,36 @@ def tiled_fill(heights, out, *, tile: int = 1024, map: Callable | None = None) -
 # -------------------------------------------------------- flow accumulation
 
 
-def _read_directions(source, box, height, width) -> np.ndarray:
+@kernel
+def _prepare(codes, y0, x0, height, width, offsets):
+    # One pass over a tile's codes: the first bad cell (a code outside -1
+    # to 7, or one pointing off the map) as (y, x), or (-1, -1); the mask
+    # of cells whose flow leaves the tile; the codes with those set to -1.
+    th, tw = codes.shape
+    leaves = np.zeros((th, tw), np.bool_)
+    inside = np.empty((th, tw), np.int8)
+    for y in range(th):
+        for x in range(tw):
+            d = codes[y, x]
+            inside[y, x] = -1
+            if d < -1 or d > 7:
+                return y, x, leaves, inside
+            if d < 0:
+                continue
+            yy = y + offsets[d, 0]
+            xx = x + offsets[d, 1]
+            if not (0 <= y0 + yy < height and 0 <= x0 + xx < width):
+                return y, x, leaves, inside
+            if 0 <= yy < th and 0 <= xx < tw:
+                inside[y, x] = d
+            else:
+                leaves[y, x] = True
+    return -1, -1, leaves, inside
+
+
+def _read_directions(source, box, height, width):
+    """A tile's codes (int64), the cells whose flow leaves it, and the codes
+    with those cells' set to -1; bad codes refused as the whole map does."""
     y0, y1, x0, x1 = box
     codes = np.asarray(source[y0:y1, x0:x1])
     if codes.dtype.kind not in "iu":
@@ -307,67 +336,63 @@ def _read_directions(source, box, height, width) -> np.ndarray:
             f"directions must hold integer D8 codes, got dtype {codes.dtype}; "
             "pass the output of flow_directions()"
         )
-    codes = codes.astype(np.int64)
-    if codes.min() < -1 or codes.max() > 7:
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    y, x, leaves, inside = _prepare(codes, y0, x0, height, width, D8_OFFSETS)
+    if y >= 0:
+        code = codes[y, x]
+        if not -1 <= code <= 7:
+            raise ValueError(
+                f"directions must hold codes -1 to 7 (see D8_OFFSETS), found {code} at "
+                f"directions[{y0 + y}, {x0 + x}]"
+            )
         raise ValueError(
-            f"directions must hold codes -1 to 7 (see D8_OFFSETS), found values from "
-            f"{codes.min()} to {codes.max()} in rows {y0}-{y1 - 1}"
-        )
-    d = np.maximum(codes, 0)
-    y = np.arange(y0, y1)[:, None] + D8_OFFSETS[d, 0]
-    x = np.arange(x0, x1)[None, :] + D8_OFFSETS[d, 1]
-    off = (codes >= 0) & ((y < 0) | (y >= height) | (x < 0) | (x >= width))
-    if off.any():
-        yy, xx = np.argwhere(off)[0]
-        raise ValueError(
-            f"directions[{y0 + yy}, {x0 + xx}] = {codes[yy, xx]} points off the map; "
+            f"directions[{y0 + y}, {x0 + x}] = {code} points off the map; "
             "border cells must point inward or be -1"
         )
-    return codes
+    return codes, leaves, inside
 
 
-def _local(codes: np.ndarray):
-    """Accumulation within the tile (flow leaving it stops), and the mask of
-    cells whose flow leaves it."""
-    th, tw = codes.shape
-    d = np.maximum(codes, 0)
-    y = np.arange(th)[:, None] + D8_OFFSETS[d, 0]
-    x = np.arange(tw)[None, :] + D8_OFFSETS[d, 1]
-    leaves = (codes >= 0) & ((y < 0) | (y >= th) | (x < 0) | (x >= tw))
-    inside = np.where(leaves, -1, codes).astype(np.int8)
-    accumulation, _, done = _accumulation_kernel(inside, D8_OFFSETS)
-    if done < codes.size:
+def _local(inside: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Accumulation within the tile (flow leaving it stops), each cell
+    contributing ``start``."""
+    accumulation, _, done = _accumulation_kernel(inside, D8_OFFSETS, start)
+    if done < inside.size:
         raise ValueError(
             "directions contain a cycle; pass the output of flow_directions() on a filled field"
         )
-    return accumulation, leaves
+    return accumulation
 
 
 @kernel
-def _walk(codes, leaves, ring, inflow, accumulation, offsets):
-    # Follow each perimeter cell's path downstream inside the tile, adding
-    # its inflow to every cell on it; returns, for each, the index (in
-    # ``ring``) of the cell where the path leaves the tile, or -1 if it ends
-    # at a sink inside.
+def _exits(codes, leaves, ring, offsets):
+    # For each perimeter cell, the index (in ``ring``) of the cell where its
+    # downstream path leaves the tile, or -1 if the path ends at a sink
+    # inside. Each cell's answer is kept once found, so every cell is
+    # walked at most once.
     th, tw = codes.shape
-    index = np.full((th, tw), -1, np.int64)
+    known = np.full((th, tw), -2, np.int64)  # -2: not yet known
     for p in range(ring.shape[0]):
-        index[ring[p, 0], ring[p, 1]] = p
-    out = np.full(ring.shape[0], -1, np.int64)
+        if leaves[ring[p, 0], ring[p, 1]]:
+            known[ring[p, 0], ring[p, 1]] = p
+    path = np.empty(th * tw, np.int64)
+    out = np.empty(ring.shape[0], np.int64)
     for p in range(ring.shape[0]):
-        amount = inflow[p]
         y = ring[p, 0]
         x = ring[p, 1]
-        while True:
-            accumulation[y, x] += amount
-            if leaves[y, x]:
-                out[p] = index[y, x]
-                break
+        length = 0
+        while known[y, x] == -2:
+            path[length] = y * tw + x
+            length += 1
             d = codes[y, x]
             if d < 0:
+                known[y, x] = -1
                 break
             y += offsets[d, 0]
             x += offsets[d, 1]
+        answer = known[y, x]
+        for i in range(length):
+            known[path[i] // tw, path[i] % tw] = answer
+        out[p] = answer
     return out
 
 
@@ -375,20 +400,23 @@ def _flow_survey(arguments):
     """A tile's local accumulation on its perimeter, each perimeter cell's
     exit, and the code of each perimeter cell."""
     source, box, height, width = arguments
-    codes = _read_directions(source, box, height, width)
-    accumulation, leaves = _local(codes)
+    codes, leaves, inside = _read_directions(source, box, height, width)
+    accumulation = _local(inside, np.ones(codes.shape))
     ring = _perimeter(*codes.shape)
-    exits = _walk(codes, leaves, ring, np.zeros(len(ring)), accumulation, D8_OFFSETS)
+    exits = _exits(codes, leaves, ring, D8_OFFSETS)
     return accumulation[ring[:, 0], ring[:, 1]], exits, codes[ring[:, 0], ring[:, 1]]
 
 
 def _flow_finish(arguments) -> None:
+    """The tile's accumulation: what enters at a perimeter cell flows down
+    its path as that cell's own contribution would."""
     source, out, box, height, width, inflow = arguments
-    codes = _read_directions(source, box, height, width)
-    accumulation, leaves = _local(codes)
-    _walk(codes, leaves, _perimeter(*codes.shape), inflow, accumulation, D8_OFFSETS)
+    codes, _, inside = _read_directions(source, box, height, width)
+    start = np.ones(codes.shape)
+    ring = _perimeter(*codes.shape)
+    start[ring[:, 0], ring[:, 1]] += inflow
     y0, y1, x0, x1 = box
-    out[y0:y1, x0:x1] = accumulation
+    out[y0:y1, x0:x1] = _local(inside, start)
 
 
 @kernel
