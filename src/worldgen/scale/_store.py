@@ -20,9 +20,10 @@ SHA-256), the window, the block size, worldgen's version, the layer
 descriptions and ``complete``.
 
 Resume: a block is done when its cell of the array ``done`` (uint8, one
-cell and one chunk per block) is 1, written after all its chunks (zarr
-writes each chunk to a temporary file and renames it, so no chunk is ever
-half written). A rerun with the same
+cell and one chunk per block) is 1, written after all its chunks (zarr's
+``LocalStore`` writes each chunk to a temporary file and renames it since
+zarr 3.1.3, hence the lower bound of the ``scale`` extra, so no chunk is
+ever half written). A rerun with the same
 config, window and block skips the done blocks and ends with the same
 bytes; one with another config refuses the store.
 """
