@@ -186,6 +186,29 @@ def test_requests_too_big_for_memory_are_refused_with_the_way_out(tmp_path, monk
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("writer", ["map", "terrain", "world"])
+def test_set_writers_refuse_requests_too_big_for_memory_before_any_work(
+    tmp_path, monkeypatch, writer
+):
+    from worldgen.config import map_config
+    from worldgen.io import write_map_set, write_terrain_set
+    from worldgen.terrain import TerrainConfig, Window
+    from worldgen.world import WorldConfig, write_world_set
+
+    monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "256M")
+    big = map_config({"terrain": {"width": 20000, "height": 20000}})
+    out = tmp_path / "out"
+    calls = {
+        "map": lambda: write_map_set(big, out, window=Window(-5, 3, 9000, 9000)),
+        "terrain": lambda: write_terrain_set(big, TerrainConfig(droplets=1), out),
+        "world": lambda: write_world_set(WorldConfig(), out, radius=2048, threads=1),
+    }
+    with pytest.raises(_memory.MemoryLimitError, match=r"needs about .* of memory, but") as err:
+        calls[writer]()
+    assert str(err.value).split(":")[0] in ("width, height", "radius")
+    assert not any(tmp_path.iterdir())  # refused by the estimate: no set, no store begun
+
+
 def test_ctrl_c_while_numba_compiles_is_one_line(monkeypatch, capsys):
     import worldgen.cli as cli
 
@@ -391,3 +414,14 @@ def test_import_without_a_writable_install_or_home_falls_back_with_one_warning(t
     warnings = [line for line in done.stderr.splitlines() if "Warning" in line]
     assert len(warnings) == 1 and "numba cannot write its cache" in warnings[0], done.stderr
     assert any((temp / f"worldgen-numba-cache-{os.getuid()}").rglob("*.nbi"))
+
+
+@pytest.mark.parametrize("window", [4.5, (0, 0, 4, 4), "0,0,4,4"])
+def test_map_set_refuses_a_window_that_is_not_a_window(tmp_path, window):
+    from worldgen.config import map_config
+    from worldgen.io import write_map_set
+
+    config = map_config({"terrain": {"width": 12, "height": 8}})
+    with pytest.raises(TypeError, match="window"):
+        write_map_set(config, tmp_path / "m", window=window)
+    assert not (tmp_path / "m").exists()

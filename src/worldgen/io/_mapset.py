@@ -132,6 +132,8 @@ def _check_work(
 ) -> None:
     """Refuse, before any work, requests that would not fit in memory or
     would run for hours (for ``window``, default the whole map)."""
+    if window is not None:
+        check_instance(window, "window", Window)
     window = config.terrain.window if window is None else window
     w, h = window.width, window.height
     if terrain_config is None:
@@ -264,10 +266,8 @@ def write_terrain_set(
     for fmt in _names(meshes, "meshes"):
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
-    if window is not None:
-        check_instance(window, "window", Window)
-    window = config.terrain.window if window is None else window
     _check_work(config, terrain_config, window=window)
+    window = config.terrain.window if window is None else window
     with output_set(out, command="terrain", about=_about(config)) as files:
         written = _write_terrain(
             config, terrain_config, files.staging, formats, meshes, tile, blend, window, progress
