@@ -8,6 +8,7 @@ package's source keeps test runs from ever reusing stale machine code.
 import hashlib
 import os
 import pathlib
+import signal
 
 from hypothesis import settings
 
@@ -20,3 +21,9 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(_ROOT / ".numba_cache" / _digest.he
 # Compilation makes first examples slow; results, not timings, are tested.
 settings.register_profile("default", deadline=None, max_examples=60)
 settings.load_profile("default")
+
+# A run started in the background by a shell without job control (``cmd &``)
+# inherits SIGINT ignored, and so would every command it starts; the Ctrl-C
+# tests need it heard (a Python handler is reset to the default in children).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
