@@ -241,8 +241,9 @@ def build_store(
     path = pathlib.Path(path)
     group = open_store(path, kind, config, terrain_config, window, block)
     finished = group["done"][:]
-    todo = [(index, part) for index, part in blocks(window, block) if not finished[index]]
-    total = len(blocks(window, block))
+    every = blocks(window, block)
+    todo = [(index, part) for index, part in every if not finished[index]]
+    total = len(every)
     done = total - len(todo)
     if progress is not None:
         progress(done, total)

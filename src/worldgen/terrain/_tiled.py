@@ -204,28 +204,50 @@ def _minimax(start, first, target, weight, nodes):
     return best
 
 
-def _cells_and_ids(boxes, rings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Global (y, x) of every perimeter cell, and the tile and node id of each."""
-    cells = np.concatenate([ring + np.array([box[0], box[2]]) for box, ring in zip(boxes, rings)])
-    tile = np.concatenate([np.full(len(ring), t) for t, ring in enumerate(rings)])
-    return cells, tile, np.arange(len(cells))
+class _Perimeters:
+    """The perimeter cells of every tile, numbered tile after tile.
+
+    ``cells``: global (y, x) of each; ``tile``: its tile's index;
+    ``start``: where each tile's cells begin (and, last, their count).
+    """
+
+    def __init__(self, height: int, width: int, side: int):
+        self.width = width
+        self.side = side
+        self.boxes = _tiles(height, width, side)
+        rings = [_perimeter(y1 - y0, x1 - x0) for y0, y1, x0, x1 in self.boxes]
+        self.cells = np.concatenate(
+            [ring + np.array([box[0], box[2]]) for box, ring in zip(self.boxes, rings)]
+        )
+        self.tile = np.concatenate([np.full(len(ring), t) for t, ring in enumerate(rings)])
+        self.start = np.cumsum([0] + [len(ring) for ring in rings])
+        self._key = self.cells[:, 0] * width + self.cells[:, 1]
+        self._order = np.argsort(self._key)
+
+    def of(self, t: int) -> slice:
+        """The numbers of tile ``t``'s cells."""
+        return slice(self.start[t], self.start[t + 1])
+
+    def tile_at(self, y: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """The tile holding each cell (y, x)."""
+        return (y // self.side) * ((self.width + self.side - 1) // self.side) + x // self.side
+
+    def find(self, y: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """The numbers of the perimeter cells at (y, x)."""
+        found = np.searchsorted(self._key, y * self.width + x, sorter=self._order)
+        return self._order[found]
 
 
-def _neighbours_across(cells, tile, height, width, tile_side):
+def _neighbours_across(ring: _Perimeters, height: int, width: int):
     """Pairs (i, j) of perimeter cells that are 8-neighbours in different tiles."""
-    across = (width + tile_side - 1) // tile_side
-    key = cells[:, 0] * width + cells[:, 1]
-    order = np.argsort(key)
     pairs_i, pairs_j = [], []
     for dy, dx in D8_OFFSETS.tolist():
-        y = cells[:, 0] + dy
-        x = cells[:, 1] + dx
+        y = ring.cells[:, 0] + dy
+        x = ring.cells[:, 1] + dx
         inside = (y >= 0) & (y < height) & (x >= 0) & (x < width)
-        other = (y // tile_side) * across + x // tile_side
-        keep = inside & (other != tile)
-        found = np.searchsorted(key, (y * width + x)[keep], sorter=order)
+        keep = inside & (ring.tile_at(y, x) != ring.tile)
         pairs_i.append(np.nonzero(keep)[0])
-        pairs_j.append(order[found])
+        pairs_j.append(ring.find(y[keep], x[keep]))
     return np.concatenate(pairs_i), np.concatenate(pairs_j)
 
 
@@ -270,16 +292,14 @@ def tiled_fill(heights, out, *, tile: int = 1024, map: Callable | None = None) -
     graph in this process.
     """
     height, width, tile = _check(heights, out, tile, "heights")
-    boxes = _tiles(height, width, tile)
-    surveys = _run(map, _fill_survey, [(heights, box) for box in boxes])
-    rings = [_perimeter(y1 - y0, x1 - x0) for y0, y1, x0, x1 in boxes]
-    cells, tile_of, _ = _cells_and_ids(boxes, rings)
+    ring = _Perimeters(height, width, tile)
+    surveys = _run(map, _fill_survey, [(heights, box) for box in ring.boxes])
+    cells = ring.cells
     own = np.concatenate([s[0] for s in surveys])
-    offsets = np.cumsum([0] + [len(r) for r in rings])
-    a = np.concatenate([s[1] + offsets[t] for t, s in enumerate(surveys)])
-    b = np.concatenate([s[2] + offsets[t] for t, s in enumerate(surveys)])
+    a = np.concatenate([s[1] + ring.start[t] for t, s in enumerate(surveys)])
+    b = np.concatenate([s[2] + ring.start[t] for t, s in enumerate(surveys)])
     w = np.concatenate([s[3] for s in surveys])
-    i, j = _neighbours_across(cells, tile_of, height, width, tile)
+    i, j = _neighbours_across(ring, height, width)
     src = np.concatenate([a, b, i])
     dst = np.concatenate([b, a, j])
     weight = np.concatenate([w, w, np.maximum(own[i], own[j])])
@@ -292,7 +312,7 @@ def tiled_fill(heights, out, *, tile: int = 1024, map: Callable | None = None) -
     _run(
         map,
         _fill_finish,
-        [(heights, out, box, levels[offsets[t] : offsets[t + 1]]) for t, box in enumerate(boxes)],
+        [(heights, out, box, levels[ring.of(t)]) for t, box in enumerate(ring.boxes)],
     )
 
 
@@ -498,31 +518,20 @@ def tiled_flow_accumulation(
     are exact and the bytes equal the whole-map accumulation.
     """
     height, width, tile = _check(directions, out, tile, "directions")
-    boxes = _tiles(height, width, tile)
-    surveys = _run(map, _flow_survey, [(directions, box, height, width) for box in boxes])
-    rings = [_perimeter(y1 - y0, x1 - x0) for y0, y1, x0, x1 in boxes]
-    cells, _, _ = _cells_and_ids(boxes, rings)
-    offsets = np.cumsum([0] + [len(r) for r in rings])
+    ring = _Perimeters(height, width, tile)
+    surveys = _run(map, _flow_survey, [(directions, box, height, width) for box in ring.boxes])
     total = np.concatenate([s[0] for s in surveys])
     exit_of = np.concatenate(
-        [np.where(s[1] >= 0, s[1] + offsets[t], -1) for t, s in enumerate(surveys)]
+        [np.where(s[1] >= 0, s[1] + ring.start[t], -1) for t, s in enumerate(surveys)]
     )
     codes = np.concatenate([s[2] for s in surveys])
     # The cell each perimeter cell flows to, if that lies in another tile.
     d = np.maximum(codes, 0)
-    y = cells[:, 0] + D8_OFFSETS[d, 0]
-    x = cells[:, 1] + D8_OFFSETS[d, 1]
-    tile_y = np.concatenate([np.full(len(r), box[0]) for box, r in zip(boxes, rings)])
-    tile_x = np.concatenate([np.full(len(r), box[2]) for box, r in zip(boxes, rings)])
-    tile_h = np.concatenate([np.full(len(r), box[1] - box[0]) for box, r in zip(boxes, rings)])
-    tile_w = np.concatenate([np.full(len(r), box[3] - box[2]) for box, r in zip(boxes, rings)])
-    leaves = (codes >= 0) & (
-        (y < tile_y) | (y >= tile_y + tile_h) | (x < tile_x) | (x >= tile_x + tile_w)
-    )
-    key = cells[:, 0] * width + cells[:, 1]
-    order = np.argsort(key)
-    target = np.full(len(cells), -1, np.int64)
-    target[leaves] = order[np.searchsorted(key, (y * width + x)[leaves], sorter=order)]
+    y = ring.cells[:, 0] + D8_OFFSETS[d, 0]
+    x = ring.cells[:, 1] + D8_OFFSETS[d, 1]
+    leaves = (codes >= 0) & (ring.tile_at(y, x) != ring.tile)
+    target = np.full(len(codes), -1, np.int64)
+    target[leaves] = ring.find(y[leaves], x[leaves])
     inflow, done, exits = _propagate(total, exit_of, target)
     if done < exits:
         raise ValueError(
@@ -533,7 +542,7 @@ def tiled_flow_accumulation(
         map,
         _flow_finish,
         [
-            (directions, out, box, height, width, inflow[offsets[t] : offsets[t + 1]])
-            for t, box in enumerate(boxes)
+            (directions, out, box, height, width, inflow[ring.of(t)])
+            for t, box in enumerate(ring.boxes)
         ],
     )
