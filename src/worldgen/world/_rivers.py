@@ -29,14 +29,13 @@ sampled on a coarse grid of ``CELL`` x ``CELL`` blocks aligned to block 0:
 
 from __future__ import annotations
 
-import collections
 import math
-import threading
 
 import numpy as np
 
 from worldgen._jit import kernel
 from worldgen.terrain._rivers import D8_OFFSETS, rivers
+from worldgen.terrain._windowed import _LRU
 
 CELL = 4  # blocks per coarse cell
 REGION = 256  # coarse cells per region side (1024 blocks)
@@ -47,28 +46,7 @@ BANK = 4.0  # blocks of sloping bank beside a river
 NONE = -(2**31)  # "no river here"
 
 
-class _Regions:
-    """A small, thread-safe LRU cache of regions' river cells."""
-
-    def __init__(self, size: int = 8):
-        self._items: collections.OrderedDict = collections.OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key, make):
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        value = make()
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-        return value
-
-
-_REGIONS = _Regions()
+_REGIONS = _LRU(8)  # regions' river cells, shared by neighbouring chunks
 
 
 def _region(config, rx: int, rz: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
