@@ -19,7 +19,8 @@ import time
 
 from _report import header, write_section
 from worldgen.io._mapset import STAGES, write_map_set
-from worldgen.terrain import MapConfig, NoiseMap
+from worldgen.products import MapConfig
+from worldgen.world import NoiseMap
 
 
 def run(size: int) -> dict[str, float]:

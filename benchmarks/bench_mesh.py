@@ -20,7 +20,7 @@ import numpy as np
 from _report import header, write_section
 from worldgen.io._mesh import write_mesh
 from worldgen.noise import Fractal, Perlin, axis
-from worldgen.terrain._mesh import heightfield_mesh
+from worldgen.products._mesh import heightfield_mesh
 
 
 def main() -> None:

@@ -27,10 +27,8 @@ import time
 import numpy as np
 
 from _report import header, write_section
-from worldgen.terrain import (
+from worldgen.products import (
     MapConfig,
-    NoiseMap,
-    Window,
     apply_shade,
     colour_ramp,
     make_layers,
@@ -38,6 +36,7 @@ from worldgen.terrain import (
     normal_map,
     relief_shade,
 )
+from worldgen.world import NoiseMap, Window
 
 
 def finite(config: MapConfig, layers) -> None:

@@ -28,8 +28,8 @@ from distributed import Client, LocalCluster
 
 from _report import header, write_section
 from worldgen.config import map_config, merge, preset
+from worldgen.products import TerrainConfig
 from worldgen.scale import build_store
-from worldgen.terrain import TerrainConfig
 
 
 class PeakMemory:

@@ -32,8 +32,8 @@ from worldgen import threads
 from worldgen.config import map_config
 from worldgen.io import _mapset, write_map_set
 from worldgen.noise import Fractal, Perlin, axis
+from worldgen.products._maps import make_layers
 from worldgen.terrain import _erosion
-from worldgen.terrain._maps import make_layers
 
 SIZE = 512
 

@@ -33,8 +33,10 @@ import time
 
 from _report import header, write_section
 from worldgen import threads
-from worldgen.terrain import MapConfig, NoiseMap, TerrainConfig, Window, erode, rivers
+from worldgen.products import MapConfig, TerrainConfig
+from worldgen.terrain import erode, rivers
 from worldgen.terrain._windowed import TILE, World, clear_caches
+from worldgen.world import NoiseMap, Window
 
 SIZE = 1024
 MAP = MapConfig(terrain=NoiseMap(seed=1, width=SIZE, height=SIZE, scale=128.0, normalize="global"))

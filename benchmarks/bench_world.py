@@ -24,12 +24,12 @@ import time
 
 from _report import header, write_section
 from worldgen import threads
-from worldgen.world import World, WorldConfig, _rivers, generate_chunk
+from worldgen.voxel import VoxelConfig, World, _rivers, generate_chunk
 
 TERRAINS = ("heightmap", "3d", "3d, no rivers")
 
 
-def ms_per_chunk(config: WorldConfig, coords: list[tuple[int, int]]) -> float:
+def ms_per_chunk(config: VoxelConfig, coords: list[tuple[int, int]]) -> float:
     """Thread CPU milliseconds per chunk, generating ``coords`` in order."""
     with threads(1):
         start = time.thread_time()
@@ -52,9 +52,9 @@ def main() -> None:
     parser.add_argument("--write", metavar="PATH")
     args = parser.parse_args()
     configs = {
-        "heightmap": WorldConfig(seed=1, terrain="heightmap"),
-        "3d": WorldConfig(seed=1),
-        "3d, no rivers": WorldConfig(seed=1, rivers=False),
+        "heightmap": VoxelConfig(seed=1, terrain="heightmap"),
+        "3d": VoxelConfig(seed=1),
+        "3d, no rivers": VoxelConfig(seed=1, rivers=False),
     }
     for config in configs.values():
         generate_chunk(config, 10**6, 10**6)  # compile

@@ -13,9 +13,9 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from worldgen import cli
-from worldgen.config import map_config, world_config
-from worldgen.terrain import MapConfig
-from worldgen.world import WorldConfig
+from worldgen.config import map_config, voxel_config
+from worldgen.products import MapConfig
+from worldgen.voxel import VoxelConfig
 
 runner = CliRunner()
 COMMANDS = ("map", "terrain", "world", "animate", "wobble", "config")
@@ -70,7 +70,7 @@ def test_shipped_examples_are_every_default(name):
     if name == "map":
         assert map_config(data) == MapConfig()
     else:
-        assert world_config(data) == WorldConfig()
+        assert voxel_config(data) == VoxelConfig()
 
 
 def test_readme_config_example_works_as_written(tmp_path, monkeypatch):
@@ -97,7 +97,7 @@ def test_piped_runs_log_each_stage(tmp_path):
 
 
 def test_first_run_says_it_is_compiling(tmp_path, monkeypatch):
-    monkeypatch.setattr(cli, "_needs_compiling", lambda: True)
+    monkeypatch.setattr(cli._common, "_needs_compiling", lambda: True)
     result = runner.invoke(
         cli.app, ["map", "--out", str(tmp_path), "--width", "8", "--height", "8"]
     )
@@ -109,7 +109,7 @@ def test_kernels_are_found_cached_after_a_run():
     from worldgen.noise import Perlin
 
     Perlin().grid(np.zeros(2), np.zeros(2))
-    assert cli._needs_compiling() is False
+    assert cli._common._needs_compiling() is False
 
 
 def test_wobble_takes_the_largest_seed(tmp_path):

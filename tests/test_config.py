@@ -3,7 +3,7 @@
 import pytest
 
 from worldgen.config import PRESETS, load_toml, map_config, merge, preset
-from worldgen.terrain._shaping import Mask
+from worldgen.world._shaping import Mask
 
 TOML = """
 climate_scale = 3.0
@@ -103,14 +103,14 @@ def test_unknown_preset_and_missing_or_broken_files(tmp_path):
 
 
 def test_world_config_from_toml(tmp_path):
-    from worldgen.config import world_config
+    from worldgen.config import voxel_config
 
     path = tmp_path / "world.toml"
     path.write_text("seed = 7\nsea_level = 40\ntrees = false\n\n[palette]\ngrass = [10, 200, 10]\n")
-    config = world_config(load_toml(path))
+    config = voxel_config(load_toml(path))
     assert (config.seed, config.sea_level, config.trees) == (7, 40, False)
     assert dict(config.palette)["grass"] == (10, 200, 10)
     with pytest.raises(ValueError, match=r"unknown key 'sead' in \[world\]"):
-        world_config({"sead": 1})
+        voxel_config({"sead": 1})
     with pytest.raises(ValueError, match=r"unknown block 'obsidian' in \[palette\]"):
-        world_config({"palette": {"obsidian": [255, 0, 0]}})
+        voxel_config({"palette": {"obsidian": [255, 0, 0]}})

@@ -192,8 +192,9 @@ def test_set_writers_refuse_requests_too_big_for_memory_before_any_work(
 ):
     from worldgen.config import map_config
     from worldgen.io import write_map_set, write_terrain_set
-    from worldgen.terrain import TerrainConfig, Window
-    from worldgen.world import WorldConfig, write_world_set
+    from worldgen.products import TerrainConfig
+    from worldgen.voxel import VoxelConfig, write_world_set
+    from worldgen.world import Window
 
     monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "256M")
     big = map_config({"terrain": {"width": 20000, "height": 20000}})
@@ -201,7 +202,7 @@ def test_set_writers_refuse_requests_too_big_for_memory_before_any_work(
     calls = {
         "map": lambda: write_map_set(big, out, window=Window(-5, 3, 9000, 9000)),
         "terrain": lambda: write_terrain_set(big, TerrainConfig(droplets=1), out),
-        "world": lambda: write_world_set(WorldConfig(), out, radius=2048, threads=1),
+        "world": lambda: write_world_set(VoxelConfig(), out, radius=2048, threads=1),
     }
     with pytest.raises(_memory.MemoryLimitError, match=r"needs about .* of memory, but") as err:
         calls[writer]()

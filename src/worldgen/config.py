@@ -1,7 +1,7 @@
 """Configs from TOML files, presets and command-line overrides.
 
 A world config file (for ``worldgen world``) has the fields of
-:class:`~worldgen.world.WorldConfig` at its top level (``seed``, ``y_min``,
+:class:`~worldgen.voxel.VoxelConfig` at its top level (``seed``, ``y_min``,
 ``y_max``, ``sea_level``, ``caves``, ``trees``, ``ores``), and optionally a
 table ``[palette]`` of ``name = [r, g, b]`` colours to change.
 
@@ -38,11 +38,11 @@ import os
 import tomllib
 from typing import Any
 
-from worldgen.terrain._classify import Band, BiomeTable
-from worldgen.terrain._maps import Cleanup, MapConfig
-from worldgen.terrain._noise_map import NoiseMap
-from worldgen.terrain._shaping import HeightCurve, Mask
-from worldgen.terrain._tileset import Tileset
+from worldgen.products._classify import Band, BiomeTable
+from worldgen.products._maps import Cleanup, MapConfig
+from worldgen.products._tileset import Tileset
+from worldgen.world._noise_map import NoiseMap
+from worldgen.world._shaping import HeightCurve, Mask
 
 _TABLES = {
     "terrain": NoiseMap,
@@ -186,10 +186,10 @@ def map_config(data: dict[str, Any]) -> MapConfig:
     return MapConfig(**kwargs)
 
 
-def world_config(data: dict[str, Any]):
-    """A :class:`~worldgen.world.WorldConfig` from a dict shaped like its
+def voxel_config(data: dict[str, Any]):
+    """A :class:`~worldgen.voxel.VoxelConfig` from a dict shaped like its
     TOML file (see the module docstring)."""
-    from worldgen.world import PALETTE, WorldConfig
+    from worldgen.voxel import PALETTE, VoxelConfig
 
     data = dict(data)
     colours = data.pop("palette", {})
@@ -199,4 +199,4 @@ def world_config(data: dict[str, Any]):
     if unknown:
         raise ValueError(f"unknown block {', '.join(map(repr, unknown))} in [palette]")
     palette = tuple((name, tuple(colours.get(name, colour))) for name, colour in PALETTE)
-    return _build(WorldConfig, {**data, "palette": palette}, "world")
+    return _build(VoxelConfig, {**data, "palette": palette}, "world")

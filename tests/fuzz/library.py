@@ -40,7 +40,7 @@ import worldgen.motion as motion
 import worldgen.noise as noise
 import worldgen.scale as scale
 import worldgen.terrain as terrain
-import worldgen.world as world
+import worldgen.voxel as world
 from tests.fuzz._runner import Tally, fuzz_settings, main
 from worldgen import threads
 
@@ -144,7 +144,7 @@ def targets(tmp: pathlib.Path) -> list[Target]:
     global_map = terrain.MapConfig(
         terrain=terrain.NoiseMap(width=12, height=8, scale=4.0, normalize="global")
     )
-    wc = world.WorldConfig()
+    wc = world.VoxelConfig()
     blocks = np.zeros((wc.height, 4, 4), dtype=np.uint8)
     blocks[:70] = 1
     out = tmp / "out"
@@ -303,7 +303,7 @@ def targets(tmp: pathlib.Path) -> list[Target]:
                 "blend": False, "window": terrain.Window(-3, 2, 10, 6)},
                {"formats": ("format",), "meshes": ("mesh",)}, paths=("out",)),
         # world
-        Target("WorldConfig", world.WorldConfig, {"seed": 1, "y_min": -64, "y_max": 64,
+        Target("VoxelConfig", world.VoxelConfig, {"seed": 1, "y_min": -64, "y_max": 64,
                                                   "sea_level": 10, "caves": False}),
         Target("generate_chunk", world.generate_chunk, {"config": wc, "cx": 1, "cz": -2}),
         Target("generate_region", world.generate_region, {"config": wc, "x0": -3, "z0": 5,
@@ -350,7 +350,7 @@ def targets(tmp: pathlib.Path) -> list[Target]:
 
 
 def open_world_closed(**kwargs):
-    """:func:`~worldgen.world.open_world`, its store closed at once."""
+    """:func:`~worldgen.voxel.open_world`, its store closed at once."""
     result, store = world.open_world(**kwargs)
     if store is not None:
         store.close()

@@ -19,8 +19,8 @@ import pytest
 from worldgen.config import map_config
 from worldgen.io import MANIFEST, read_manifest, write_map_set, write_terrain_set
 from worldgen.io._outset import recover
-from worldgen.terrain import TerrainConfig
-from worldgen.world import WorldConfig, write_world_set
+from worldgen.products import TerrainConfig
+from worldgen.voxel import VoxelConfig, write_world_set
 
 pytestmark = pytest.mark.filterwarnings("ignore::worldgen.io.HeightmapSizeWarning")
 
@@ -33,7 +33,7 @@ WRITERS = {
     "map": lambda seed, out: write_map_set(_map(seed), out, formats=["npy"]),
     "terrain": lambda seed, out: write_terrain_set(_map(seed), TerrainConfig(droplets=50), out),
     "world": lambda seed, out: write_world_set(
-        WorldConfig(seed=seed), out, radius=16, mesh_radius=8, store=out.parent / f"{seed}.db"
+        VoxelConfig(seed=seed), out, radius=16, mesh_radius=8, store=out.parent / f"{seed}.db"
     ),
 }
 

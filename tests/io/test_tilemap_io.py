@@ -19,7 +19,7 @@ from worldgen.io._tilemap import (
     write_tiled_json,
     write_tiles_csv,
 )
-from worldgen.terrain import Tileset
+from worldgen.products import Tileset
 
 COLOURS = [(0, 0, 128), (40, 90, 200), (230, 210, 150), (40, 160, 40)]
 NAMES = ["deep water", "shallow water", "sand", "grass"]

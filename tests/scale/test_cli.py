@@ -10,8 +10,9 @@ from typer.testing import CliRunner
 
 from worldgen.cli import app
 from worldgen.config import map_config, merge, preset
-from worldgen.terrain import TerrainConfig, Window
-from worldgen.terrain._carved import carve_window
+from worldgen.products import TerrainConfig
+from worldgen.products._carved import carve_window
+from worldgen.world import Window
 
 pytestmark = pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
 runner = CliRunner()

@@ -12,9 +12,10 @@ import pytest
 import zarr
 
 from worldgen.config import map_config, merge, preset
+from worldgen.products import TerrainConfig, make_layers, map_pictures
+from worldgen.products._carved import carve_window
 from worldgen.scale import _store, build_store
-from worldgen.terrain import TerrainConfig, Window, make_layers, map_pictures
-from worldgen.terrain._carved import carve_window
+from worldgen.world import Window
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -156,7 +157,7 @@ def test_a_scheduler_that_does_not_answer_is_one_line_within_seconds(tmp_path):
 
 def test_the_base_install_does_not_import_dask():
     code = (
-        "import sys, worldgen, worldgen.cli, worldgen.io, worldgen.terrain, worldgen.world; "
+        "import sys, worldgen, worldgen.cli, worldgen.io, worldgen.terrain, worldgen.voxel; "
         "print(sorted({'dask', 'distributed', 'zarr', 'rasterio'} & set(sys.modules)))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -7,21 +7,19 @@ import pytest
 
 from worldgen.io import write_svg_polylines
 from worldgen.io._heightmap import write_npy
-from worldgen.terrain import (
+from worldgen.products import (
     BiomeTable,
-    HeightCurve,
     MapConfig,
-    Mask,
-    NoiseMap,
     classify,
     heightfield_mesh,
     hillshade,
     make_layers,
 )
-from worldgen.terrain._classify import DEFAULT_BIOMES, Band
-from worldgen.terrain._maps import Cleanup
-from worldgen.terrain._terrain import TerrainConfig
-from worldgen.world import WorldConfig
+from worldgen.products._classify import DEFAULT_BIOMES, Band
+from worldgen.products._maps import Cleanup
+from worldgen.products._terrain import TerrainConfig
+from worldgen.voxel import VoxelConfig
+from worldgen.world import HeightCurve, Mask, NoiseMap
 
 NAN = np.array([[0.2, np.nan], [0.5, 0.7]])
 
@@ -97,8 +95,8 @@ def test_only_water_bands_with_lake_clean_up():
         (lambda: Cleanup(thin_water="no"), TypeError, r"thin_water must be True or False"),
         (lambda: HeightCurve(smooth=1), TypeError, r"curve smooth must be True or False"),
         (lambda: NoiseMap(offset=("1", 2)), ValueError, r"offset must be two finite numbers"),
-        (lambda: WorldConfig(sea_level="62"), TypeError, r"sea_level must be an integer"),
-        (lambda: WorldConfig(palette="grey"), TypeError, r"palette must be a sequence"),
+        (lambda: VoxelConfig(sea_level="62"), TypeError, r"sea_level must be an integer"),
+        (lambda: VoxelConfig(palette="grey"), TypeError, r"palette must be a sequence"),
         (lambda: TerrainConfig(rivers="yes"), TypeError, r"rivers must be True or False"),
         (lambda: TerrainConfig(erosion=3), TypeError, r"erosion must be a HydraulicErosion"),
         (lambda: TerrainConfig(dla="1"), TypeError, r"dla must be a number"),
@@ -110,18 +108,18 @@ def test_config_objects_are_type_checked(build, error, message):
 
 
 def test_world_palette_colours_are_checked_by_name():
-    from worldgen.config import world_config
+    from worldgen.config import voxel_config
 
     with pytest.raises(ValueError, match=r"palette 'stone' colour must be three integers"):
-        world_config({"palette": {"stone": "grey"}})
+        voxel_config({"palette": {"stone": "grey"}})
 
 
 def test_world_seeds_are_canonical_unsigned():
-    assert WorldConfig(seed=-1).seed == 2**64 - 1
-    assert WorldConfig(seed=-1).key == WorldConfig(seed=2**64 - 1).key
-    assert WorldConfig(seed=np.int64(3)) == WorldConfig(seed=3)
-    assert WorldConfig(seed=np.int64(3)).key == WorldConfig(seed=3).key
-    assert WorldConfig(seed=np.uint64(2**64 - 1)).key == WorldConfig(seed=-1).key
+    assert VoxelConfig(seed=-1).seed == 2**64 - 1
+    assert VoxelConfig(seed=-1).key == VoxelConfig(seed=2**64 - 1).key
+    assert VoxelConfig(seed=np.int64(3)) == VoxelConfig(seed=3)
+    assert VoxelConfig(seed=np.int64(3)).key == VoxelConfig(seed=3).key
+    assert VoxelConfig(seed=np.uint64(2**64 - 1)).key == VoxelConfig(seed=-1).key
 
 
 def test_numpy_scalars_in_terrain_configs():

@@ -12,18 +12,12 @@ from worldgen import threads
 from worldgen.cli import app
 from worldgen.config import map_config, merge, preset
 from worldgen.io._mapset import write_terrain_set
-from worldgen.terrain import (
-    MapConfig,
-    NoiseMap,
-    TerrainConfig,
-    Window,
-    erode,
-    make_terrain,
-    terrain_mesh,
-)
+from worldgen.products import MapConfig, TerrainConfig, make_terrain, terrain_mesh
+from worldgen.terrain import erode
 from worldgen.terrain._erosion import HydraulicErosion, erode_cells
 from worldgen.terrain._rivers import D8_OFFSETS, lake_sizes
 from worldgen.terrain._windowed import BAND, TILE, _axis_weights, _tiles_over, clear_caches
+from worldgen.world import NoiseMap, Window
 
 ISLAND = map_config(merge({"terrain": {"seed": 3}}, preset("islands")))
 # Unmasked: rivers come from fixed regions (smaller than the default, to

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from worldgen.io import write_map_set
-from worldgen.terrain import MapConfig, Mask, NoiseMap, Window, make_layers
+from worldgen.products import MapConfig, make_layers
 from worldgen.web import (
     LAYERS,
     NATIVE_ZOOM,
@@ -25,6 +25,7 @@ from worldgen.web import (
 )
 from worldgen.web._products import height_metres
 from worldgen.web._tiles import HALF, check_tile, lnglat_to_cell
+from worldgen.world import Mask, NoiseMap, Window
 
 CONFIG = build_config({}, {"preset": "islands", "seed": 4})
 CENTRE = 2 ** (NATIVE_ZOOM - 1)

@@ -9,10 +9,10 @@ import warnings
 import numpy as np
 from PIL import Image
 
+from worldgen._checks import finite_values, height_field
 from worldgen.io._atomic import atomic_output, check_file_name
 from worldgen.io._image import check_unit, write_grey_png
 from worldgen.noise._validate import check_int
-from worldgen.terrain._checks import finite_values, height_field
 
 FORMATS = ("png16", "png8", "raw16", "r16", "tiff", "npy")
 _SUFFIX = {

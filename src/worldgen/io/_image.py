@@ -8,8 +8,8 @@ import pathlib
 import numpy as np
 from PIL import Image
 
+from worldgen._checks import finite_values
 from worldgen.io._atomic import atomic_output
-from worldgen.terrain._checks import finite_values
 
 # zlib level 1 writes PNGs two to three times as fast as Pillow's default 6,
 # and within a few percent of its size on maps.

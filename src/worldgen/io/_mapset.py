@@ -16,13 +16,13 @@ from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._outset import output_set
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
 from worldgen.noise._validate import check_instance
-from worldgen.terrain._carved import carve_window
-from worldgen.terrain._classify import band_colours
-from worldgen.terrain._maps import MapConfig, make_layers
-from worldgen.terrain._pictures import map_pictures
-from worldgen.terrain._shading import legend
-from worldgen.terrain._terrain import TerrainConfig, terrain_mesh
-from worldgen.terrain._window import Window
+from worldgen.products._carved import carve_window
+from worldgen.products._classify import band_colours
+from worldgen.products._maps import MapConfig, make_layers
+from worldgen.products._pictures import map_pictures
+from worldgen.products._shading import legend
+from worldgen.products._terrain import TerrainConfig, terrain_mesh
+from worldgen.world._window import Window
 
 # The stages a map set goes through, for progress reports; a terrain set
 # adds its own between "clean-up" and "pictures", and "mesh" at the end.

@@ -11,7 +11,7 @@ from PIL import Image
 
 from worldgen.io._atomic import atomic_output
 from worldgen.noise._validate import check_instance
-from worldgen.terrain._mesh import Mesh
+from worldgen.products._mesh import Mesh
 
 MESH_FORMATS = ("glb", "obj", "ply", "stl")
 

@@ -27,8 +27,8 @@ from PIL import Image
 
 from worldgen.io._atomic import atomic_output
 from worldgen.io._image import PNG_COMPRESS_LEVEL
-from worldgen.terrain._tilemap import check_tiles
-from worldgen.terrain._tileset import TILESETS, Tileset
+from worldgen.products._tilemap import check_tiles
+from worldgen.products._tileset import TILESETS, Tileset
 
 # The JSON format version and the Tiled release whose format is written.
 TILED_VERSION = "1.10"

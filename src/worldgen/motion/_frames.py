@@ -25,7 +25,7 @@ from worldgen.noise._validate import (
     check_range,
     check_real,
 )
-from worldgen.terrain._shading import _check_stops, colour_ramp
+from worldgen.products._shading import _check_stops, colour_ramp
 
 MAX_SIDE = 2**16
 MAX_FRAMES = 2**20
@@ -200,7 +200,7 @@ class Preset:
         caller's seed.
     stops : tuple of (float, (int, int, int))
         Colour ramp over the [0, 1] values, blended (see
-        :func:`worldgen.terrain._shading.colour_ramp`).
+        :func:`worldgen.products._shading.colour_ramp`).
     scale : float
         Pixels per lattice unit, > 0 (default 32).
     speed : float

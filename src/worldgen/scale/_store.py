@@ -60,7 +60,7 @@ def make_block(kind: str, config, terrain_config, window) -> dict[str, np.ndarra
 
     with threads(1):  # a worker process per core: one thread each
         if kind == "terrain":
-            from worldgen.terrain._carved import carve_window
+            from worldgen.products._carved import carve_window
 
             made = carve_window(config, terrain_config, window)
             rivers = made.terrain.rivers
@@ -75,7 +75,7 @@ def make_block(kind: str, config, terrain_config, window) -> dict[str, np.ndarra
                 "river": river,
                 "colour": made.colour,
             }
-        from worldgen.terrain import make_layers, map_pictures
+        from worldgen.products import make_layers, map_pictures
 
         layers = make_layers(config, window)
         pictures = map_pictures(config, window, layers=layers)
@@ -162,7 +162,7 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
 
 def blocks(window, block: int) -> list[tuple[tuple[int, int], object]]:
     """``((row, col), Window)`` of every block of ``window``, row by row."""
-    from worldgen.terrain import Window
+    from worldgen.world import Window
 
     out = []
     for row, y in enumerate(range(0, window.height, block)):
@@ -214,7 +214,8 @@ def build_store(
     pathlib.Path
     """
     from worldgen.noise._validate import check_instance
-    from worldgen.terrain import MapConfig, TerrainConfig, Window
+    from worldgen.products import MapConfig, TerrainConfig
+    from worldgen.world import Window
 
     if kind not in ("map", "terrain"):
         raise ValueError(f"kind must be 'map' or 'terrain', got {kind!r}")

@@ -30,11 +30,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from worldgen._checks import check_unit_interval
 from worldgen._jit import kernel
 from worldgen.noise._generators import Fractal, Perlin, axis
 from worldgen.noise._seed import check_seed, derive_seed
 from worldgen.noise._validate import check_int
-from worldgen.terrain._checks import check_unit_interval
 
 # The first grid is at most this many cells wide when ``steps`` is not given.
 START_SIZE = 32

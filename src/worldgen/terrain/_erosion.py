@@ -30,10 +30,10 @@ from collections.abc import Callable
 import numpy as np
 from numba import prange
 
+from worldgen._checks import check_real, check_unit_interval, height_field
 from worldgen._jit import interruptible, kernel, parallel_kernel
 from worldgen.noise._seed import check_seed
 from worldgen.noise._validate import check_positive
-from worldgen.terrain._checks import check_real, check_unit_interval, height_field
 
 _GOLDEN = 0x9E3779B97F4A7C15
 # Heights are kept within this magnitude so that slopes, their squares and

@@ -30,8 +30,8 @@ import numbers
 import numpy as np
 from numba import prange
 
+from worldgen._checks import check_colour, check_real, height_field, rgb_image
 from worldgen._jit import kernel, parallel_kernel
-from worldgen.terrain._checks import check_colour, check_real, height_field, rgb_image
 
 # (dy, dx) of direction code k: E, SE, S, SW, W, NW, N, NE.
 D8_OFFSETS = np.array(

@@ -83,7 +83,7 @@ from worldgen.noise._seed import derive_seed
 from worldgen.terrain._dla import dla_mountains
 from worldgen.terrain._erosion import ErosionResult, erode_cells, thermal_erode
 from worldgen.terrain._rivers import RiverResult, lake_sizes, rivers
-from worldgen.terrain._window import Window
+from worldgen.world._window import Window
 
 TILE = 256
 BAND = 64

@@ -223,7 +223,7 @@ def create_app(
         ``(config, layer, z, x, y) -> bytes``; :func:`tile_png` (tests may
         slow it down).
     """
-    from worldgen.world._outputs import thread_safe_workers
+    from worldgen.voxel._outputs import thread_safe_workers
 
     worlds = Worlds(file_data or {}, {"preset": "continents", **(defaults or {})})
     state = Explorer(

@@ -10,7 +10,7 @@ import zipfile
 
 from worldgen.io import write_map_set
 from worldgen.noise._validate import check_int
-from worldgen.terrain._maps import MapConfig
+from worldgen.products._maps import MapConfig
 from worldgen.web._products import check_windowed, relief
 
 MAX_EXPORT = 1024

@@ -16,11 +16,11 @@ import io
 import numpy as np
 from PIL import Image
 
-from worldgen.terrain._maps import MapConfig, make_layers
-from worldgen.terrain._pictures import BIOME_SHADE, relief_shade, shaded_colour
-from worldgen.terrain._shading import apply_shade
-from worldgen.terrain._window import Window
+from worldgen.products._maps import MapConfig, make_layers
+from worldgen.products._pictures import BIOME_SHADE, relief_shade, shaded_colour
+from worldgen.products._shading import apply_shade
 from worldgen.web._tiles import CELL_METRES, HALF, NATIVE_ZOOM, check_tile, tile_step, tile_window
+from worldgen.world._window import Window
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,13 +134,13 @@ def _map_tiles(config: MapConfig, layer: str, z: int, x: int, y: int, n: int) ->
 def voxel_config(config: MapConfig):
     """The voxel world shown beside a map: the map's seed, defaults
     otherwise."""
-    from worldgen.world import WorldConfig
+    from worldgen.voxel import VoxelConfig
 
-    return WorldConfig(seed=config.terrain.seed)
+    return VoxelConfig(seed=config.terrain.seed)
 
 
 def _voxel_tiles(config: MapConfig, z: int, x: int, y: int, n: int) -> np.ndarray:
-    from worldgen.world import generate_region, top_down
+    from worldgen.voxel import generate_region, top_down
 
     world = voxel_config(config)
     t = config.terrain

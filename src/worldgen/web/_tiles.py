@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 
-from worldgen.terrain._window import Window
+from worldgen.world._window import Window
 
 TILE = 256
 """Pixels along a tile's side."""

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from worldgen.terrain._maps import MapConfig
+from worldgen.products._maps import MapConfig
 from worldgen.web._products import voxel_config
 
 
@@ -20,7 +20,7 @@ def chunk_meshes(config: MapConfig, x: int, z: int, radius: int) -> bytes:
     not shared), ``colours`` RGB 0-255 per vertex, ``water`` the same for
     the translucent water surface, drawn after the solid faces.
     """
-    from worldgen.world import generate_region, greedy_mesh
+    from worldgen.voxel import generate_region, greedy_mesh
 
     world = voxel_config(config)
     x0, z0, n = x - radius, z - radius, 2 * radius

@@ -18,8 +18,8 @@ from typing import Any
 from worldgen import __version__
 from worldgen.config import PRESETS, map_config, merge
 from worldgen.config import preset as preset_overrides
-from worldgen.terrain._classify import Band
-from worldgen.terrain._maps import MapConfig
+from worldgen.products._classify import Band
+from worldgen.products._maps import MapConfig
 from worldgen.web._products import check_pyramid, voxel_config
 
 TILES_FORMAT = 1

@@ -1,54 +1,16 @@
-"""The chunked voxel world: config, generator, chunk store, pictures and meshes.
+"""The world: where every product's heights, climate and water come from.
 
-- :class:`WorldConfig`: seed, vertical range, sea level, features, palette.
-- :func:`generate_chunk`, :func:`generate_region`: blocks ``(Y, Z, X)``
-  and column heights, pure functions of world coordinates (seamless, any
-  order, any thread).
-- :class:`Chunk`, :func:`chunk_range`: chunks of 16 x 16 columns.
-- :class:`ChunkStore` (SQLite, WAL), :class:`World` (``around``,
-  ``pregenerate``): chunks made on demand, in parallel, and kept.
-- :func:`top_down`, :func:`cross_section`, :func:`greedy_mesh`,
-  :func:`write_voxel_glb`, :func:`write_world_set`: looking at it.
+- :class:`Window`: which samples of the world's cell grid to make (an
+  origin, a shape and a step).
+- :class:`NoiseMap`, :func:`global_range`: the classic noise map (seed,
+  scale, offset, octaves, persistence, lacunarity), normalised locally,
+  globally or not at all.
+- :class:`Mask`, :func:`falloff_curve`, :class:`HeightCurve`: island masks
+  in world coordinates and height curves.
 """
 
-from worldgen.world._blocks import COLOURS, ID, NAMES, PALETTE, SOLID
-from worldgen.world._chunk import CHUNK, Chunk, chunk_range
-from worldgen.world._config import WorldConfig
-from worldgen.world._generator import BIOMES, generate_chunk, generate_region
-from worldgen.world._outputs import open_world, write_world_set
-from worldgen.world._render import cross_section, top_down
-from worldgen.world._store import (
-    ChunkStore,
-    CorruptChunkError,
-    StoreFileError,
-    StoreMismatchError,
-    World,
-)
-from worldgen.world._voxel_mesh import VoxelMesh, greedy_mesh, write_voxel_glb
+from worldgen.world._noise_map import NoiseMap, global_range
+from worldgen.world._shaping import HeightCurve, Mask, falloff_curve
+from worldgen.world._window import Window
 
-__all__ = [
-    "BIOMES",
-    "CHUNK",
-    "COLOURS",
-    "ID",
-    "NAMES",
-    "PALETTE",
-    "SOLID",
-    "Chunk",
-    "ChunkStore",
-    "CorruptChunkError",
-    "StoreFileError",
-    "StoreMismatchError",
-    "VoxelMesh",
-    "World",
-    "WorldConfig",
-    "chunk_range",
-    "cross_section",
-    "generate_chunk",
-    "generate_region",
-    "greedy_mesh",
-    "open_world",
-    "top_down",
-    "write_voxel_glb",
-    "write_world_set",
-]
+__all__ = ["HeightCurve", "Mask", "NoiseMap", "Window", "falloff_curve", "global_range"]

@@ -1,0 +1,63 @@
+"""The ``worldgen`` command line: thin translations into library calls.
+
+Every command that writes files takes ``--out DIR`` and works with no other
+option, on built-in defaults. Library errors (bad parameters) become one red
+line on stderr and exit status 1; long work shows a progress bar.
+"""
+
+import os
+import sys
+
+import typer
+from rich.markup import escape
+
+from worldgen.cli import _animate, _config, _map, _serve, _terrain, _world  # noqa: F401 (commands)
+from worldgen.cli._common import _err, _fail, app
+
+# Click's base of usage errors, wherever this typer version keeps click.
+_ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the command line on ``argv`` and return its exit status.
+
+    Every failure is one line on stderr, never a traceback: usage errors
+    (status 2), library errors (status 1, see ``_fail``), Ctrl-C (130), too
+    little memory and unexpected errors (status 1; ``WORLDGEN_DEBUG=1``
+    re-raises these to show the traceback).
+    """
+    from worldgen._jit import interruptible
+
+    command = typer.main.get_command(app)
+    try:
+        # Ctrl-C inside a kernel the library did not guard (or while numba
+        # compiles) arrives as a SystemError around it: interruptible() says
+        # what it is.
+        with interruptible():
+            code = command.main(args=argv, prog_name="worldgen", standalone_mode=False)
+    except _ClickException as exc:
+        message = exc.format_message()
+        if message:  # empty when the help was shown instead (no arguments)
+            _err.print(
+                f"[red]error:[/red] {escape(message)} (see worldgen --help)", highlight=False
+            )
+        return exc.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        return _fail(KeyboardInterrupt()).exit_code
+    except MemoryError as exc:
+        return _fail(exc).exit_code
+    except Exception as exc:
+        if os.environ.get("WORLDGEN_DEBUG"):
+            raise
+        _err.print(
+            f"[red]internal error:[/red] {type(exc).__name__}: {escape(str(exc))} "
+            "(WORLDGEN_DEBUG=1 shows the traceback; please report it)",
+            highlight=False,
+        )
+        return 1
+    return code if isinstance(code, int) else 0
+
+
+def main() -> None:
+    sys.exit(run())
+

@@ -1,0 +1,97 @@
+"""``worldgen animate`` and ``worldgen wobble``: noise in motion."""
+
+from __future__ import annotations
+
+import enum
+import pathlib
+from typing import Annotated
+
+from worldgen.cli._common import _USER_ERRORS, Opt, _err, _fail, _out, app
+
+
+class Animation(enum.StrEnum):
+    clouds = "clouds"
+    fire = "fire"
+    water = "water"
+
+
+@app.command("animate")
+def animate_command(
+    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
+        "worldgen-out"
+    ),
+    preset: Annotated[Animation, Opt(help="What to animate.")] = Animation.clouds,
+    seed: Annotated[int, Opt(help="Any 64-bit integer.")] = 0,
+    width: Annotated[int, Opt(help="Pixels across.")] = 160,
+    height: Annotated[int, Opt(help="Pixels down.")] = 120,
+    frames: Annotated[int, Opt(help="Number of frames.")] = 48,
+    fps: Annotated[float, Opt(help="Frames per second.")] = 16.0,
+    loop: Annotated[bool, Opt(help="Loop seamlessly (4D noise around a circle).")] = True,
+    png_frames: Annotated[bool, Opt(help="Also write every frame as a PNG.")] = False,
+) -> None:
+    """Write an animated GIF of noise with time as an axis: clouds, fire or water."""
+    from worldgen.io import output_set, write_gif, write_png_frames
+    from worldgen.motion import preset_frames
+
+    try:
+        about = f"{preset.value}, seed {seed}, {frames} frames of {width}x{height}"
+        with (
+            output_set(out, command="animate", about=about) as files,
+            _err.status(f"animating {preset.value}"),
+        ):
+            images = preset_frames(
+                preset.value, seed=seed, width=width, height=height, frames=frames, loop=loop
+            )
+            staged = files.staging
+            written = [write_gif(staged / f"{preset.value}.gif", images, fps=fps, loop=True)]
+            if png_frames:
+                written += write_png_frames(
+                    staged / f"{preset.value}_frames", images, prefix=preset.value
+                )
+        written = files.final(written)
+    except _USER_ERRORS as exc:
+        raise _fail(exc) from None
+    _out.print(
+        f"wrote {written[0]} ({frames} frames, {width}x{height})", markup=False, highlight=False
+    )
+    if png_frames:
+        _out.print(
+            f"wrote {len(written) - 1} PNG frames to {written[1].parent}",
+            markup=False,
+            highlight=False,
+        )
+
+
+@app.command("wobble")
+def wobble_command(
+    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
+        "worldgen-out"
+    ),
+    seed: Annotated[int, Opt(help="Any 64-bit integer.")] = 0,
+    amplitude: Annotated[
+        float, Opt(help="Largest sideways wobble, in pixels (the drawing is 400 x 300).", max=1e6)
+    ] = 2.5,
+    wavelength: Annotated[
+        float, Opt(help="Length of one wobble along the line, in pixels.")
+    ] = 30.0,
+) -> None:
+    """Write an SVG of shapes drawn with a hand-drawn wobble (1D Perlin noise)."""
+    from worldgen.io import output_set, write_svg_polylines
+    from worldgen.motion import sketch_shapes, wobble
+
+    try:
+        from worldgen.noise._seed import check_seed
+
+        first = check_seed(seed)  # each shape takes the next seed, wrapping at 2**64
+        with output_set(out, command="wobble", about=f"seed {seed}") as files:
+            lines = [
+                wobble(shape, amplitude=amplitude, wavelength=wavelength, seed=(first + k) % 2**64)
+                for k, shape in enumerate(sketch_shapes())
+            ]
+            staged = write_svg_polylines(
+                files.staging / "wobble.svg", lines, width=400, height=300, stroke_width=2.0
+            )
+        (path,) = files.final([staged])
+    except _USER_ERRORS as exc:
+        raise _fail(exc) from None
+    _out.print(f"wrote {path} ({len(lines)} wobbly lines)", markup=False, highlight=False)

@@ -1,0 +1,320 @@
+"""What the commands share: the app, options, errors, progress and map windows.
+
+Every command that writes files takes ``--out DIR`` and works with no other
+option, on built-in defaults. Library errors (bad parameters) become one red
+line on stderr and exit status 1; long work shows a progress bar.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import os
+import pathlib
+import time
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+if TYPE_CHECKING:
+    from worldgen.world import Window
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="worldgen: procedural worlds from a seed.",
+)
+_err = Console(stderr=True, soft_wrap=True)
+_out = Console(soft_wrap=True)
+
+
+class NoiseName(enum.StrEnum):
+    perlin = "perlin"
+    value = "value"
+    simplex = "simplex"
+    cellular = "cellular"
+
+
+class Mode(enum.StrEnum):
+    fbm = "fbm"
+    billow = "billow"
+    turbulence = "turbulence"
+    ridged = "ridged"
+
+
+class Normalize(enum.StrEnum):
+    local = "local"
+    global_ = "global"
+    none = "none"
+
+
+class MaskShape(enum.StrEnum):
+    none = "none"
+    square = "square"
+    radial = "radial"
+    square_bump = "square-bump"
+
+
+class PresetName(enum.StrEnum):
+    islands = "islands"
+    continents = "continents"
+    archipelago = "archipelago"
+
+
+class TilesetKind(enum.StrEnum):
+    blob47 = "blob47"
+    edge16 = "edge16"
+    flat = "flat"
+
+
+class Format(enum.StrEnum):
+    png16 = "png16"
+    png8 = "png8"
+    raw16 = "raw16"
+    r16 = "r16"
+    tiff = "tiff"
+    npy = "npy"
+    zarr = "zarr"
+    cog = "cog"
+    tiles = "tiles"
+
+
+_BIG = {"zarr", "cog", "tiles"}  # formats written block by block (worldgen.scale)
+
+Dask = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        help="With --export zarr/cog/tiles: 'local' (a Dask cluster of one worker per core) "
+        "or a scheduler address tcp://HOST:PORT.",
+        show_default="$WORLDGEN_DASK, else local for maps over 4096 x 4096, else this process",
+    ),
+]
+Block = Annotated[
+    int,
+    typer.Option("--block", help="With --export zarr/cog/tiles: block (and Zarr chunk) side."),
+]
+
+
+# What a command turns into one line on stderr instead of a traceback.
+_USER_ERRORS = (ValueError, TypeError, OSError, MemoryError, KeyboardInterrupt)
+
+
+def _fail(exc: BaseException) -> typer.Exit:
+    if isinstance(exc, KeyboardInterrupt):
+        _err.print(
+            "[yellow]interrupted:[/yellow] the output directory keeps its previous files",
+            highlight=False,
+        )
+        return typer.Exit(130)
+    if isinstance(exc, MemoryError):
+        why = f" ({exc})" if str(exc) else ""
+        exc = MemoryError(
+            f"out of memory{why}; ask for a smaller size, or make the map block by block "
+            "with --export zarr"
+        )
+    _err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+    return typer.Exit(1)
+
+
+def _needs_compiling() -> bool:
+    """Whether numba has no cached machine code yet for the noise kernels
+    (the first run on a machine, or after an upgrade)."""
+    from worldgen.noise import _sampling
+
+    try:
+        index = _sampling.grid2._cache._cache_file._index_path
+    except AttributeError:  # numba without a cache, or a changed layout
+        return False
+    return not os.path.exists(index)
+
+
+def _progress() -> Progress:
+    if _needs_compiling():
+        _err.print("compiling kernels (first run only, about a minute)...", highlight=False)
+    return Progress(
+        TextColumn("{task.description:<10}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=_err,
+        transient=True,
+    )
+
+
+def _map_data(
+    config: pathlib.Path | None, preset: str | None, terrain: dict[str, Any]
+) -> tuple[dict[str, Any], int, int]:
+    """The map config dict: the preset, then the file, then ``terrain``
+    options (those given); and the map's width and height."""
+    from worldgen.config import load_toml, merge
+    from worldgen.config import preset as preset_overrides
+
+    given = {k: v for k, v in terrain.items() if v is not None}
+    file_data = load_toml(config) if config is not None else {}
+    size = {**file_data.get("terrain", {}), **given}
+    w, h = size.get("width", 512), size.get("height", 512)
+    data = preset_overrides(preset, w, h) if preset else {}
+    return merge(merge(data, file_data), {"terrain": given}), w, h
+
+
+# The window options of the map-making commands: a window's top-left in world
+# cells (pixels of the configured map), beside --width/--height.
+WindowX = Annotated[
+    int | None,
+    typer.Option(
+        "--x",
+        help="Window's left column in world cells (pixels of the configured map); with "
+        "--x/--y, --width/--height give the window's size.",
+        show_default="the whole map",
+    ),
+]
+WindowY = Annotated[
+    int | None,
+    typer.Option(
+        "--y", help="Window's top row in world cells (see --x).", show_default="the whole map"
+    ),
+]
+
+
+def _map_window(
+    config: pathlib.Path | None,
+    preset: str | None,
+    terrain: dict[str, Any],
+    x: int | None,
+    y: int | None,
+) -> tuple[dict[str, Any], int, int, Window | None]:
+    """:func:`_map_data` for a window of the map, with the normalisation rule.
+
+    Without ``x`` and ``y`` this is ``_map_data`` and no window (the whole
+    map, as always). With either, ``terrain``'s width and height are the
+    window's size (default: the map's), the map itself keeps the size of the
+    preset and file (default 512 x 512, which fixes its centre and mask) and
+    the window's top-left is world cell ``(x, y)``, so every window is a
+    crop of the same map. A window that is not the whole map must be
+    normalised 'global' (its default) or 'none': 'local' stretches each
+    window to its own range, so windows would not join.
+
+    Returns the config dict, the map's width and height, and the window
+    (``None`` for the whole map).
+    """
+    from worldgen.config import merge
+    from worldgen.world import Window
+
+    if x is None and y is None:
+        return (*_map_data(config, preset, terrain), None)
+    data, w, h = _map_data(config, preset, {**terrain, "width": None, "height": None})
+    window = Window(x or 0, y or 0, terrain.get("width") or w, terrain.get("height") or h)
+    if window == Window(0, 0, w, h):
+        return data, w, h, None
+    normalize = data.get("terrain", {}).get("normalize")
+    if normalize is None:
+        return merge(data, {"terrain": {"normalize": "global"}}), w, h, window
+    if normalize == "local":
+        where = "--normalize local" if terrain.get("normalize") else "normalize = 'local' (config)"
+        raise ValueError(
+            f"{where} stretches each window to its own range, so windows would not join; "
+            "with --x/--y use --normalize global (the default for windows) or none"
+        )
+    return data, w, h, window
+
+
+@contextlib.contextmanager
+def _stages(names: tuple[str, ...]):
+    """A progress bar over named stages; yields ``advance(stage, done=0,
+    total=0)``, where done/total move the bar within a stage."""
+    with _progress() as bar:
+        task = bar.add_task(names[0], total=len(names))
+
+        started = time.monotonic()
+        current: list[str] = []
+
+        def advance(stage: str, done: int = 0, total: int = 0) -> None:
+            fraction = done / total if total else 0.0
+            bar.update(task, description=stage, completed=names.index(stage) + fraction)
+            if not _err.is_terminal and current[-1:] != [stage]:  # piped: plain log lines
+                current.append(stage)
+                _err.print(f"[{time.monotonic() - started:6.1f}s] {stage}", highlight=False)
+
+        yield advance
+
+
+def _written(written: list[pathlib.Path], out: pathlib.Path, what: str) -> None:
+    _out.print(f"wrote {len(written)} files to {out} ({what}):", markup=False, highlight=False)
+    for path in written:
+        _out.print(f"  {path}", markup=False, highlight=False)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        _out.print(f"worldgen {version('worldgen')}", markup=False, highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """worldgen: procedural worlds from a seed."""
+
+
+Opt = typer.Option
+
+
+def _big(kind, settings, carving, out, window, export, dask, block) -> list[pathlib.Path]:
+    """The block-by-block outputs (worldgen.scale), with a progress bar."""
+    formats = [f.value for f in export]
+    other = sorted(set(formats) - _BIG)
+    if other:
+        raise ValueError(
+            f"export: zarr, cog and tiles are written block by block and cannot be mixed "
+            f"with {', '.join(other)}; run twice"
+        )
+    from worldgen.scale import write_big_set
+
+    with _progress() as bar:
+        tasks: dict[str, Any] = {}
+
+        def advance(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done)
+            if not _err.is_terminal and (done == total or done % max(1, total // 10) == 0):
+                _err.print(f"{stage}: {done}/{total}", highlight=False)  # a log when piped
+
+        return write_big_set(
+            kind, settings, carving, out, formats=formats, window=window, block=block,
+            dask=dask, progress=advance,
+        )  # fmt: skip
+
+
+def _globally(settings):
+    """The config with ``normalize='global'`` if it was 'local' (blocks are
+    windows of the map)."""
+    import dataclasses
+
+    if settings.terrain.normalize != "local":
+        return settings
+    return dataclasses.replace(
+        settings, terrain=dataclasses.replace(settings.terrain, normalize="global")
+    )
+
+
+def _described(settings, window) -> str:
+    """'512x512, seed 0', or for a window its size and place in the map."""
+    t = settings.terrain
+    if window is None:
+        return f"{t.width}x{t.height}, seed {t.seed}"
+    return (
+        f"{window.width}x{window.height} at x {window.x}, y {window.y} of the "
+        f"{t.width}x{t.height} map, seed {t.seed}"
+    )

@@ -1,0 +1,215 @@
+"""``worldgen map``: a map set of the world."""
+
+from __future__ import annotations
+
+import pathlib
+import warnings
+from typing import Annotated, Any
+
+from rich.markup import escape
+
+from worldgen.cli._common import (
+    _BIG,
+    _USER_ERRORS,
+    Block,
+    Dask,
+    Format,
+    MaskShape,
+    Mode,
+    NoiseName,
+    Normalize,
+    Opt,
+    PresetName,
+    TilesetKind,
+    WindowX,
+    WindowY,
+    _big,
+    _described,
+    _err,
+    _fail,
+    _globally,
+    _map_window,
+    _stages,
+    _written,
+    app,
+)
+
+
+@app.command("map")
+def map_command(
+    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
+        "worldgen-out"
+    ),
+    config: Annotated[
+        pathlib.Path | None,
+        Opt(
+            help="TOML config file; options given here override it "
+            "(`worldgen config --example map` prints one).",
+            show_default="none",
+        ),
+    ] = None,
+    preset: Annotated[
+        PresetName | None,
+        Opt(
+            help="Start from a preset (the config file and options override it).",
+            show_default="none",
+        ),
+    ] = None,
+    seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
+    width: Annotated[int | None, Opt(help="Pixels across.", show_default="512")] = None,
+    height: Annotated[int | None, Opt(help="Pixels down.", show_default="512")] = None,
+    x: WindowX = None,
+    y: WindowY = None,
+    scale: Annotated[
+        float | None, Opt(help="Pixels per noise cell at the first octave.", show_default="128")
+    ] = None,
+    offset_x: Annotated[
+        float | None,
+        Opt(
+            help="Pan right, in pixels, counted from the map centre (0: centred).", show_default="0"
+        ),
+    ] = None,
+    offset_y: Annotated[
+        float | None,
+        Opt(
+            help="Pan down, in pixels, counted from the map centre (0: centred).", show_default="0"
+        ),
+    ] = None,
+    octaves: Annotated[int | None, Opt(help="Fractal octaves, 1-32.", show_default="6")] = None,
+    persistence: Annotated[
+        float | None, Opt(help="Amplitude ratio between octaves.", show_default="0.5")
+    ] = None,
+    lacunarity: Annotated[
+        float | None, Opt(help="Frequency ratio between octaves.", show_default="2")
+    ] = None,
+    noise: Annotated[NoiseName | None, Opt(help="Base noise.", show_default="perlin")] = None,
+    mode: Annotated[Mode | None, Opt(help="Fractal mode.", show_default="fbm")] = None,
+    normalize: Annotated[
+        Normalize | None,
+        Opt(
+            help="local (stretch this map), global or none (seamless).",
+            show_default="local; global for a window",
+        ),
+    ] = None,
+    mask: Annotated[MaskShape | None, Opt(help="Island mask shape.", show_default="none")] = None,
+    mask_radius: Annotated[
+        float | None, Opt(help="Mask radius in pixels.", show_default="half the smaller side")
+    ] = None,
+    power: Annotated[
+        float | None, Opt(help="Height redistribution exponent.", show_default="1")
+    ] = None,
+    lake_size: Annotated[
+        int | None, Opt(help="Fill enclosed lakes smaller than this many tiles.", show_default="0")
+    ] = None,
+    thin_water: Annotated[
+        bool | None,
+        Opt(
+            "--thin-water/--no-thin-water",
+            help="Turn one-tile-wide water into land.",
+            show_default="on",
+        ),
+    ] = None,
+    isolated: Annotated[
+        bool | None,
+        Opt(
+            "--isolated/--no-isolated",
+            help="Give lone tiles their neighbours' class.",
+            show_default="on",
+        ),
+    ] = None,
+    climate_scale: Annotated[
+        float | None, Opt(help="Moisture noise scale relative to the terrain's.", show_default="2")
+    ] = None,
+    relief: Annotated[
+        float | None,
+        Opt(
+            help="Cells high a height of 1.0 stands, for shading (a world unit: every "
+            "window shades alike).",
+            show_default="128; a preset's grows with the map",
+        ),
+    ] = None,
+    export: Annotated[
+        list[Format] | None,
+        Opt(
+            help="Also write the heights as png8, raw16, r16, tiff or npy (repeatable).",
+            show_default="none",
+        ),
+    ] = None,
+    tile: Annotated[
+        int | None,
+        Opt(help="Also cut the heights into TILE x TILE PNGs under tiles/.", show_default="none"),
+    ] = None,
+    blend: Annotated[bool, Opt(help="Blend band colours instead of stepping them.")] = False,
+    tileset: Annotated[
+        TilesetKind | None,
+        Opt(
+            help="Tilemap tiles: 47 blob transition tiles per band, 16 edge tiles, or flat "
+            "colours.",
+            show_default="blob47",
+        ),
+    ] = None,
+    tile_size: Annotated[
+        int | None, Opt(help="Tilemap tile size in pixels, 4-256.", show_default="16")
+    ] = None,
+    dask: Dask = None,
+    block: Block = 1024,
+) -> None:
+    """Write a map set: 16-bit heights, shaded colour map, biome map and legend, tilemap (Tiled JSON with its tileset, CSV, PNG).
+
+    With --export zarr, cog or tiles, write instead world.zarr (every layer, made block by block, resumable), world.tif (a Cloud-Optimized GeoTIFF of the heights) and tiles/ (a z/x/y pyramid of the colour map): for maps of any size, on Dask if asked."""
+    from worldgen.config import map_config, merge
+    from worldgen.io import HeightmapSizeWarning, write_map_set
+    from worldgen.io._mapset import STAGES
+
+    terrain = {
+        "seed": seed, "width": width, "height": height, "scale": scale, "octaves": octaves,
+        "persistence": persistence, "lacunarity": lacunarity,
+        "noise": noise and noise.value, "mode": mode and mode.value,
+        "normalize": normalize and normalize.value,
+    }  # fmt: skip
+    try:
+        data, w, h, window = _map_window(config, preset and preset.value, terrain, x, y)
+        overrides: dict[str, Any] = {}
+        if offset_x is not None or offset_y is not None:
+            old = data.get("terrain", {}).get("offset", (0.0, 0.0))
+            overrides["terrain"] = {
+                "offset": (
+                    old[0] if offset_x is None else offset_x,
+                    old[1] if offset_y is None else offset_y,
+                )
+            }
+        if mask is not None or mask_radius is not None:
+            overrides["mask"] = {
+                **({"shape": mask.value} if mask is not None else {}),
+                **({"radius": mask_radius} if mask_radius is not None else {}),
+            }
+            if mask is not None and mask_radius is None and "radius" not in data.get("mask", {}):
+                overrides["mask"]["radius"] = min(w, h) / 2
+        if power is not None:
+            overrides["curve"] = {"power": power}
+        cleanup = {"lake_size": lake_size, "thin_water": thin_water, "isolated": isolated}
+        if any(v is not None for v in cleanup.values()):
+            overrides["cleanup"] = {k: v for k, v in cleanup.items() if v is not None}
+        if climate_scale is not None:
+            overrides["climate_scale"] = climate_scale
+        tiles = {"kind": tileset and tileset.value, "tile_size": tile_size}
+        if any(v is not None for v in tiles.values()):
+            overrides["tileset"] = {k: v for k, v in tiles.items() if v is not None}
+        settings = map_config(merge(data, overrides))
+        if _BIG & {f.value for f in export or []}:
+            if normalize is not Normalize.local:  # blocks are windows: seamless heights
+                settings = _globally(settings)
+            written = _big("map", settings, None, out, window, export, dask, block)
+            _written(written, out, _described(settings, window))
+            return
+        with _stages(STAGES) as advance, warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", HeightmapSizeWarning)
+            written = write_map_set(
+                settings, out, window=window, formats=[f.value for f in export or []], tile=tile,
+                relief=relief, blend=blend, progress=advance,
+            )  # fmt: skip
+    except _USER_ERRORS as exc:
+        raise _fail(exc) from None
+    for warning in caught:
+        _err.print(f"[yellow]note:[/yellow] {escape(str(warning.message))}", highlight=False)
+    _written(written, out, _described(settings, window))

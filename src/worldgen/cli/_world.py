@@ -1,0 +1,79 @@
+"""``worldgen world``: the voxel world around a point."""
+
+from __future__ import annotations
+
+import enum
+import pathlib
+from typing import Annotated
+
+from worldgen.cli._common import _USER_ERRORS, Opt, _fail, _progress, _written, app
+
+
+class WorldTerrain(enum.StrEnum):
+    """The voxel world's ground (``VoxelConfig.terrain``)."""
+
+    three_d = "3d"
+    heightmap = "heightmap"
+
+
+@app.command("world")
+def world_command(
+    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
+        "worldgen-out"
+    ),
+    config: Annotated[
+        pathlib.Path | None,
+        Opt(
+            help="TOML world config file; options given here override it "
+            "(`worldgen config --example world` prints one).",
+            show_default="none",
+        ),
+    ] = None,
+    seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
+    x: Annotated[int, Opt(help="World x of the centre.")] = 0,
+    z: Annotated[int, Opt(help="World z of the centre.")] = 0,
+    radius: Annotated[int, Opt(help="Generate the chunks within this many blocks.")] = 128,
+    mesh_radius: Annotated[int, Opt(help="Mesh the chunks within this many blocks.")] = 24,
+    store: Annotated[
+        pathlib.Path | None, Opt(help="Chunk store file.", show_default="OUT/world.db")
+    ] = None,
+    threads: Annotated[
+        int | None, Opt(help="Generator threads, 1-1024.", show_default="the CPU count")
+    ] = None,
+    caves: Annotated[
+        bool | None, Opt("--caves/--no-caves", help="Carve caves.", show_default="on")
+    ] = None,
+    trees: Annotated[
+        bool | None, Opt("--trees/--no-trees", help="Grow trees.", show_default="on")
+    ] = None,
+    rivers: Annotated[
+        bool | None,
+        Opt("--rivers/--no-rivers", help="Carve river beds down to the sea.", show_default="on"),
+    ] = None,
+    terrain: Annotated[
+        WorldTerrain | None,
+        Opt(help="Ground: 3d (overhangs, arches) or heightmap.", show_default="3d"),
+    ] = None,
+) -> None:
+    """Generate the voxel world around a point into a chunk store, then draw it: map, section, block mesh."""
+    from worldgen.config import load_toml, voxel_config
+    from worldgen.voxel import write_world_set
+
+    try:
+        data = load_toml(config) if config is not None else {}
+        given = {"seed": seed, "caves": caves, "trees": trees, "rivers": rivers}
+        given["terrain"] = None if terrain is None else terrain.value
+        settings = voxel_config({**data, **{k: v for k, v in given.items() if v is not None}})
+        with _progress() as bar:
+            task = bar.add_task("chunks", total=None)
+
+            def advance(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            written = write_world_set(
+                settings, out, x=x, z=z, radius=radius, mesh_radius=mesh_radius, store=store,
+                threads=threads, progress=advance,
+            )  # fmt: skip
+    except _USER_ERRORS as exc:
+        raise _fail(exc) from None
+    _written(written, out, f"seed {settings.seed}, {radius} blocks around {x}, {z}")

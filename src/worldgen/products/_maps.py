@@ -1,0 +1,289 @@
+"""The map pipeline: a seed and a config become a set of layers.
+
+    noise map -> mask -> height curve -> bands (tiles) and biomes
+                                       -> clean-up of the tile classes
+                                       -> transition tile ids
+
+Every step up to the bands and biomes is pointwise in world coordinates, so
+with ``normalize='global'`` or ``'none'`` a window made alone equals the same
+window cut from a bigger map, byte for byte. The clean-up and the tile ids
+look at neighbours a bounded distance away (:attr:`MapConfig.tile_halo`), so
+they are made on the window plus that halo, from the same pure function of
+world position, and cropped: a window's tiles equal the same window of a
+bigger map's too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from worldgen.noise._seed import derive_seed
+from worldgen.noise._validate import check_instance, check_positive, check_real
+from worldgen.products._classify import (
+    DEFAULT_BANDS,
+    DEFAULT_BIOMES,
+    WATER_BANDS,
+    Band,
+    BiomeTable,
+    check_bands,
+    classify,
+)
+from worldgen.products._tilemap import Cleanup, autotile_masks, clean_tiles
+from worldgen.products._tileset import Tileset
+from worldgen.world._noise_map import NoiseMap
+from worldgen.world._shaping import HeightCurve, Mask
+from worldgen.world._window import Window
+
+DEFAULT_RELIEF = 128.0
+"""How many cells high a height of 1.0 stands in the pictures, by default: a
+quarter of the default 512 x 512 map's side, as its pictures always had."""
+
+# Tags for the climate fields' derived seeds.
+_MOISTURE, _TEMPERATURE = 0x4D4F4953, 0x54454D50
+
+
+@dataclasses.dataclass(frozen=True)
+class MapConfig:
+    """Everything that makes a map, with a documented default for each part.
+
+    Parameters
+    ----------
+    terrain : NoiseMap
+        The height noise (size, seed, scale, octaves, normalisation...).
+    mask : Mask
+        Island falloff, in world coordinates (default: none).
+    curve : HeightCurve
+        Height remapping after the mask (default: identity).
+    bands : tuple of Band
+        Height bands for the tile classes (default: deep water 0.30,
+        shallow water 0.40, sand 0.45, grass 0.55, grass 2 0.60, rock 0.70,
+        rock 2 0.90, snow 1.00).
+    biomes : BiomeTable
+        Biomes by elevation and moisture (and temperature).
+    climate_scale : float
+        Scale of the moisture and temperature noise relative to the terrain's
+        (> 0; 2 = features twice as large).
+    cleanup : Cleanup
+        Tile clean-ups.
+    relief : float
+        The height scale of the pictures (hillshading, normal maps): how
+        many cells high a height of 1.0 stands (> 0; default
+        :data:`DEFAULT_RELIEF`, 128). A world unit, the same for every
+        window, so a window's pictures are crops of a bigger map's.
+    tileset : Tileset
+        The tileset the tile map is drawn with (default: 47 blob tiles per
+        band, 16 pixels); the clean-up ends by removing what it cannot draw
+        (:func:`~worldgen.terrain.limit_steps`).
+    """
+
+    terrain: NoiseMap = dataclasses.field(default_factory=NoiseMap)
+    mask: Mask = dataclasses.field(default_factory=lambda: Mask("none"))
+    curve: HeightCurve = dataclasses.field(default_factory=HeightCurve)
+    bands: tuple[Band, ...] = DEFAULT_BANDS
+    biomes: BiomeTable = DEFAULT_BIOMES
+    climate_scale: float = 2.0
+    cleanup: Cleanup = dataclasses.field(default_factory=Cleanup)
+    relief: float = DEFAULT_RELIEF
+    tileset: Tileset = dataclasses.field(default_factory=Tileset)
+
+    def __post_init__(self):
+        for name, cls in (
+            ("terrain", NoiseMap), ("mask", Mask), ("curve", HeightCurve),
+            ("biomes", BiomeTable), ("cleanup", Cleanup), ("tileset", Tileset),
+        ):  # fmt: skip
+            check_instance(getattr(self, name), name, cls)
+        object.__setattr__(self, "bands", check_bands(self.bands))
+        check_positive(self.climate_scale, "climate_scale")
+        if not 0.0 < check_real(self.relief, "relief") <= 1e100:
+            raise ValueError(f"relief must be a number > 0 and at most 1e100, got {self.relief!r}")
+
+    @property
+    def tile_halo(self) -> int:
+        """How many cells around a window its tile classes, tile ids and
+        autotile masks depend on: the clean-up's reach, plus one for the
+        masks."""
+        return self.cleanup.reach(len(self.bands), self.tileset.connectivity) + 1
+
+    def climate(self, tag: int) -> NoiseMap:
+        """The moisture (or temperature) field: the terrain's noise map with
+        a derived seed, a larger scale and four octaves."""
+        t = self.terrain
+        return dataclasses.replace(
+            t,
+            seed=derive_seed(t.seed, tag),
+            scale=t.scale * self.climate_scale,
+            octaves=min(t.octaves, 4),
+            mode="fbm",
+        )
+
+    @property
+    def water_classes(self) -> tuple[int, ...]:
+        return tuple(i for i, b in enumerate(self.bands) if b.name in WATER_BANDS)
+
+    @property
+    def sea_level(self) -> float:
+        """The top of the water bands (0 if there are none)."""
+        water = self.water_classes
+        return self.bands[max(water)].top if water else 0.0
+
+    def elevation(self, window: Window | None = None, *, halo: int = 0) -> np.ndarray:
+        """The heights of ``window`` (default: the whole map): noise, then
+        the mask, then the height curve, shape ``(H, W)``; with ``halo``, of
+        the window grown by that many cells on every side (see
+        :meth:`NoiseMap.generate`)."""
+        window = self.terrain.window if window is None else window
+        heights = self.terrain.generate(window, halo=halo)
+        wx, wy = self.terrain.world_axes(window.grown(halo))
+        return self.curve(self.mask.apply(heights, wx, wy))
+
+    def unit_elevation(self, elevation: np.ndarray) -> np.ndarray:
+        """Elevation in [0, 1]: as made, or for ``normalize='none'`` mapped
+        from the fractal's documented bounds."""
+        if self.terrain.normalize != "none":
+            return elevation
+        lo, hi = self.terrain.fractal.bounds(2)
+        return np.clip((elevation - lo) / (hi - lo), 0.0, 1.0)
+
+
+@dataclasses.dataclass
+class MapLayers:
+    """The layers of one window of a map, all of shape ``(H, W)``.
+
+    Attributes
+    ----------
+    elevation : float64 in [0, 1] (unless ``normalize='none'``)
+    classes : uint8, band index per tile, before clean-up
+    tiles : uint8, band index per tile, after clean-up
+    moisture : float64
+    temperature : float64 or None (only if the biome table has that axis)
+    biomes : uint8, index into ``config.biomes.names``
+    tile_ids : uint16, the tile of ``config.tileset`` drawing each cell
+    autotile : uint8, each cell's 8-neighbour autotile bitmask of ``tiles``
+        (see :func:`~worldgen.terrain.autotile_masks`), from the neighbours
+        beyond the window too
+    """
+
+    elevation: np.ndarray
+    classes: np.ndarray
+    tiles: np.ndarray
+    moisture: np.ndarray
+    temperature: np.ndarray | None
+    biomes: np.ndarray
+    tile_ids: np.ndarray | None = None
+    autotile: np.ndarray | None = None
+
+
+def make_layers(config: MapConfig, window: Window | None = None, *, progress=None) -> MapLayers:
+    """Make every layer of ``window`` (default: the whole map).
+
+    ``progress``, if given, is called with the name of each stage as it
+    starts.
+
+    The tile classes and ids are made from the classes of the window and
+    :attr:`MapConfig.tile_halo` cells around it (see :func:`tile_layers`).
+    With ``normalize='local'`` the heights depend on the window itself, so
+    the map is taken as finite: its border classes are repeated outwards.
+    """
+
+    def stage(name: str) -> None:
+        if progress is not None:
+            progress(name)
+
+    check_instance(config, "config", MapConfig)
+    if window is not None:
+        check_instance(window, "window", Window)
+    terrain = config.terrain
+    window = terrain.window if window is None else window
+    # Heights of the window and its tile halo in one call; the window's are
+    # the same bytes made alone (not so for 'local', which gets no halo).
+    halo = 0 if terrain.normalize == "local" else config.tile_halo
+    grown = window.grown(halo)
+    stage("noise")
+    around = config.elevation(grown)  # masked and curved too: both are cheap
+    stage("shaping")
+    return layers_from_heights(config, window, around, halo=halo, progress=progress)
+
+
+def layers_from_heights(
+    config: MapConfig, window: Window, heights: np.ndarray, *, halo: int = 0, progress=None
+) -> MapLayers:
+    """The layers of ``window`` with the given ``heights`` (e.g. after
+    erosion): climate, classes, biomes and clean-up as :func:`make_layers`
+    makes them.
+
+    ``heights`` are those of ``window.grown(halo)``. The tile classes and tile
+    ids depend on :attr:`MapConfig.tile_halo` cells around the window: with a
+    smaller ``halo`` the missing ring repeats the edge's classes, as for a
+    finite map, so only cells that far inside equal a bigger window's.
+    """
+
+    def stage(name: str) -> None:
+        if progress is not None:
+            progress(name)
+
+    core = (slice(halo, halo + window.height), slice(halo, halo + window.width))
+    around = np.asarray(heights)
+    if around.shape != (window.height + 2 * halo, window.width + 2 * halo):
+        raise ValueError(
+            f"heights must be those of the window grown by halo={halo}, shape "
+            f"{(window.height + 2 * halo, window.width + 2 * halo)}, got {around.shape}"
+        )
+    heights = around[core].copy()
+    stage("climate")
+    moisture = config.climate(_MOISTURE).generate(window)
+    temperature = None
+    if len(config.biomes.temperature) > 1:
+        temperature = config.climate(_TEMPERATURE).generate(window)
+    stage("classes")
+    around = classify(around, config.bands)
+    classes = around[core].copy()
+    biomes = config.biomes.classify(heights, moisture, temperature)
+    stage("clean-up")
+    need = config.tile_halo
+    if halo < need:
+        around = np.pad(around, need - halo, mode="edge")
+    else:
+        cut = halo - need
+        around = around[cut : around.shape[0] - cut, cut : around.shape[1] - cut]
+    tiles, ids, masks = tile_layers(config, around, need)
+    return MapLayers(heights, classes, tiles, moisture, temperature, biomes, ids, masks)
+
+
+def tile_layers(
+    config: MapConfig, classes: np.ndarray, halo: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cleaned tile classes, tile ids and autotile masks of a window,
+    from its band classes with a halo.
+
+    Parameters
+    ----------
+    config : MapConfig
+        Its bands, clean-up and tileset are used.
+    classes : ndarray of uint8, shape (H + 2 * halo, W + 2 * halo)
+        Band classes of the window and ``halo`` cells around it, from any
+        heights that are a pure function of world position (the noise map's,
+        or eroded heights).
+    halo : int
+        At least :attr:`MapConfig.tile_halo` for the result to equal the same
+        window of a bigger map.
+
+    Returns
+    -------
+    tiles : ndarray of uint8, shape (H, W)
+        Cleaned band classes.
+    ids : ndarray of uint16, shape (H, W)
+        Tile ids of ``config.tileset``.
+    masks : ndarray of uint8, shape (H, W)
+        8-neighbour autotile bitmasks of the cleaned classes.
+    """
+    steps = config.tileset.connectivity
+    margin = 1 if halo > 0 else 0
+    tiles = clean_tiles(
+        classes, config.cleanup, water=config.water_classes, band_count=len(config.bands),
+        steps=steps, halo=halo - margin,
+    )  # fmt: skip
+    ids = config.tileset.tile_ids(tiles, halo=margin)
+    inner = (slice(margin, tiles.shape[0] - margin), slice(margin, tiles.shape[1] - margin))
+    return tiles[inner], ids, autotile_masks(tiles, connectivity=8)[inner]

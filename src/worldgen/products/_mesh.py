@@ -1,0 +1,151 @@
+"""Height fields as triangle meshes: vertices, faces, normals and UVs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from worldgen._checks import finite_values
+from worldgen.noise._validate import check_bool, check_int, check_positive, check_real
+from worldgen.world._shaping import HeightCurve
+
+
+@dataclasses.dataclass
+class Mesh:
+    """A triangle mesh of a height field.
+
+    Attributes
+    ----------
+    vertices : float64 (N, 3)
+        ``(x, y, z)`` with y up (glTF's convention): ``x`` = column * cell
+        size (east), ``z`` = row * cell size (south), ``y`` = the curved,
+        multiplied height.
+    faces : int64 (M, 3)
+        Vertex indices, counter-clockwise seen from above, so face normals
+        point up (+y).
+    normals : float64 (N, 3)
+        Unit vertex normals from the height field's central differences.
+    uvs : float64 (N, 2)
+        Texture coordinates with the origin at the image's bottom-left (as
+        OBJ and trimesh use): the map's top-left pixel is ``(0, 1)``.
+    """
+
+    vertices: np.ndarray
+    faces: np.ndarray
+    normals: np.ndarray
+    uvs: np.ndarray
+
+
+def _lod_indices(size: int, stride: int) -> np.ndarray:
+    idx = np.arange(0, size, stride)
+    return idx if idx[-1] == size - 1 else np.append(idx, size - 1)
+
+
+def heightfield_mesh(
+    heights: np.ndarray,
+    *,
+    multiplier: float = 1.0,
+    curve: HeightCurve | None = None,
+    cell_size: float = 1.0,
+    stride: int = 1,
+    border: bool = False,
+) -> Mesh:
+    """Triangulate a height field: one vertex per sample, two triangles per cell.
+
+    Parameters
+    ----------
+    heights : ndarray, shape (H, W)
+        Finite heights; with ``border=True`` an extra ring of one sample on
+        every side, used only for the normals.
+    multiplier : float
+        Vertical scale: a vertex stands ``curve(h) * multiplier`` high.
+    curve : HeightCurve, optional
+        Remaps heights first (e.g. flat below 0.4 so the sea stays level).
+    cell_size : float
+        Horizontal distance between samples, in world units (> 0).
+    stride : int
+        Level of detail: keep every ``stride``-th sample along each axis
+        (the last row and column are always kept, so chunk edges still
+        meet); 1 keeps all.
+    border : bool
+        Whether ``heights`` carries a one-sample border. Normals are central
+        differences of the full-resolution field; with the border they are
+        exact at the edges too, so neighbouring chunks made from windows
+        with a shared halo have identical normals on their shared edge.
+        Without it, edge normals use one-sided differences.
+
+    Returns
+    -------
+    Mesh
+        ``W * H`` vertices and ``2 (W - 1)(H - 1)`` faces at stride 1.
+
+    Examples
+    --------
+    >>> m = heightfield_mesh(np.zeros((3, 4)))
+    >>> m.vertices.shape, m.faces.shape
+    ((12, 3), (12, 3))
+    >>> m.normals[0].tolist()
+    [0.0, 1.0, 0.0]
+    """
+    h = finite_values(heights, "heights")
+    border = check_bool(border, "border")
+    # Two samples each way inside the border, so that UVs span [0, 1].
+    low = 4 if border else 2
+    if h.ndim != 2 or min(h.shape) < low:
+        raise ValueError(
+            f"heights must be a 2-D array with at least {low} samples each way"
+            f"{' (border included)' if border else ''}, got shape {h.shape}"
+        )
+    multiplier = check_real(multiplier, "multiplier")
+    cell = check_positive(cell_size, "cell_size")
+    stride = check_int(stride, "stride", 1, 2**20)
+    if curve is not None and not isinstance(curve, HeightCurve):
+        raise TypeError(f"curve must be a HeightCurve, got {type(curve).__name__}")
+
+    with np.errstate(over="ignore"):
+        y = (curve(h) if curve is not None else h) * multiplier
+    if not (np.abs(y) <= 1e300).all():  # also keeps the slopes finite
+        raise ValueError(
+            f"heights * multiplier overflows (multiplier={multiplier!r}): vertex heights "
+            "must stay within +-1e300; lower the multiplier"
+        )
+    # Central differences of the full field; the border (or one-sided
+    # differences at the edge) supplies the neighbours of edge samples.
+    with np.errstate(over="ignore", invalid="ignore"):
+        if border:
+            gx = (y[1:-1, 2:] - y[1:-1, :-2]) / (2.0 * cell)
+            gz = (y[2:, 1:-1] - y[:-2, 1:-1]) / (2.0 * cell)
+            y = y[1:-1, 1:-1]
+        else:
+            gz, gx = np.gradient(y, cell)
+    # Slopes beyond 1e150 would overflow the normals' squares.
+    if not ((np.abs(gx) <= 1e150).all() and (np.abs(gz) <= 1e150).all()):
+        raise ValueError(
+            f"heights * multiplier / cell_size give slopes beyond 1e150 (multiplier="
+            f"{multiplier!r}, cell_size={cell!r}); lower the multiplier or raise cell_size"
+        )
+    rows = _lod_indices(y.shape[0], stride)
+    cols = _lod_indices(y.shape[1], stride)
+    grid = np.ix_(rows, cols)
+    ys, gxs, gzs = y[grid], gx[grid], gz[grid]
+    nz, nx = len(rows), len(cols)
+
+    zz, xx = np.meshgrid(rows * cell, cols * cell, indexing="ij")
+    vertices = np.stack([xx.ravel(), ys.ravel(), zz.ravel()], axis=1)
+    normals = np.stack([0.0 - gxs.ravel(), np.ones(ys.size), 0.0 - gzs.ravel()], axis=1)
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    u = cols / (y.shape[1] - 1)
+    v = 1.0 - rows / (y.shape[0] - 1)
+    vv, uu = np.meshgrid(v, u, indexing="ij")
+    uvs = np.stack([uu.ravel(), vv.ravel()], axis=1)
+
+    index = np.arange(nz * nx).reshape(nz, nx)
+    a = index[:-1, :-1].ravel()  # (row, col)
+    b = index[:-1, 1:].ravel()  # (row, col + 1): east
+    c = index[1:, :-1].ravel()  # (row + 1, col): south
+    d = index[1:, 1:].ravel()
+    faces = np.empty((2 * a.size, 3), dtype=np.int64)
+    faces[0::2] = np.stack([a, c, b], axis=1)
+    faces[1::2] = np.stack([b, c, d], axis=1)
+    return Mesh(vertices, faces, normals, uvs)

@@ -1,0 +1,220 @@
+"""Pictures of a window of a map, in world units: shaded colour, normal and biome maps.
+
+A picture of a window equals the same window cut from the picture of any
+bigger window, byte for byte, because nothing in it depends on the window:
+
+- Strength comes from world units. A cell is one world unit across and a
+  height of 1.0 stands ``MapConfig.relief`` cells high (default
+  :data:`~worldgen.terrain.DEFAULT_RELIEF`, 128), so the hillshade and the
+  normal map see the same slope wherever and however big the window is (not
+  a multiple of the window's size, not its min..max).
+- Edges come from the world. Slopes use Horn's 3x3 operator, which reaches
+  one cell (:data:`PICTURE_HALO`) beyond the window; the pictures are made
+  from the window's heights with that halo, taken from the same pure height
+  function, and cropped, instead of replicating the window's edge.
+- Colours come from heights normalised ``'global'`` or ``'none'`` (mapped
+  from the fractal's bounds, :meth:`MapConfig.unit_elevation`), which are
+  pointwise. A map normalised ``'local'`` is stretched to its own range,
+  so only the whole map has a meaning there.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from worldgen.noise._validate import check_int, check_positive
+from worldgen.products._maps import MapConfig, MapLayers, make_layers
+from worldgen.products._shading import apply_shade, colour_ramp, hillshade, normal_map
+from worldgen.world._window import Window
+
+PICTURE_HALO = 1
+"""Cells beyond a window that its pictures depend on (Horn's 3x3 slopes)."""
+
+# How strongly the shade darkens the colour and the biome maps.
+_COLOUR_SHADE = 0.6
+BIOME_SHADE = 0.35
+"""How strongly the shade darkens the biome maps."""
+
+
+@dataclasses.dataclass
+class MapPictures:
+    """The pictures of one window of a map, all ``(H, W)`` or ``(H, W, 3)``.
+
+    Attributes
+    ----------
+    height : float64 (H, W) in [0, 1]
+        The heights as ``height.png`` stores them (``'none'`` mapped from
+        the fractal's bounds).
+    colour : uint8 (H, W, 3)
+        Band colours with hillshading.
+    normal : uint8 (H, W, 3)
+        Tangent-space normal map (OpenGL convention, see :func:`normal_map`).
+    biomes : uint8 (H, W, 3)
+        Biome colours with a lighter hillshading.
+    """
+
+    height: np.ndarray
+    colour: np.ndarray
+    normal: np.ndarray
+    biomes: np.ndarray
+
+
+def _with_halo(heights: np.ndarray, halo: int) -> np.ndarray:
+    """Heights with a one-cell halo: the given one's, or the edge replicated."""
+    halo = check_int(halo, "halo", 0, PICTURE_HALO)
+    if halo == 0:
+        return np.pad(np.asarray(heights, dtype=np.float64), 1, mode="edge")
+    if np.ndim(heights) != 2 or min(np.shape(heights)) < 3:
+        raise ValueError(
+            f"heights with a halo must be 2-D and at least 3 x 3, got shape {np.shape(heights)}"
+        )
+    return heights
+
+
+def relief_shade(
+    config: MapConfig, heights: np.ndarray, *, relief: float | None = None, halo: int = 1
+) -> np.ndarray:
+    """Hillshade of unit heights, water lit as a level surface at sea level.
+
+    Parameters
+    ----------
+    config : MapConfig
+        Gives the sea level (the top of the water bands) and the relief.
+    heights : array_like, shape (H + 2 halo, W + 2 halo)
+        Heights in [0, 1] (see :meth:`MapConfig.unit_elevation`) of the
+        window and ``halo`` cells around it.
+    relief : float, optional
+        How many cells high a height of 1.0 stands (> 0; default
+        ``config.relief``).
+    halo : {1, 0}
+        1: ``heights`` has the one-cell halo, from the same height function
+        as the window, and the result is exactly the crop of a bigger
+        window's. 0: ``heights`` is the window alone and its edge is
+        replicated (for a finite map with nothing beyond it).
+
+    Returns
+    -------
+    numpy.ndarray, shape (H, W), float64 in [0, 1]
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> relief_shade(MapConfig(), np.full((3, 4), 0.8)).shape
+    (1, 2)
+    """
+    padded = _with_halo(heights, halo)
+    relief = config.relief if relief is None else check_positive(relief, "relief")
+    shade = hillshade(np.maximum(padded, config.sea_level), exaggeration=relief)
+    return shade[1:-1, 1:-1]
+
+
+def shaded_colour(
+    config: MapConfig,
+    heights: np.ndarray,
+    *,
+    relief: float | None = None,
+    blend: bool = False,
+    halo: int = 1,
+) -> np.ndarray:
+    """Band colours (stepped, or blended between band tops) with hillshading.
+
+    ``heights``, ``relief`` and ``halo`` are as for :func:`relief_shade`;
+    returns an ``(H, W, 3)`` uint8 picture of the window.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> shaded_colour(MapConfig(), np.full((3, 3), 0.5)).shape
+    (1, 1, 3)
+    """
+    padded = _with_halo(heights, halo)
+    shade = relief_shade(config, padded, relief=relief)
+    return _band_colours(config, padded[1:-1, 1:-1], shade, blend)
+
+
+def _band_colours(config: MapConfig, heights, shade, blend: bool) -> np.ndarray:
+    stops = [(b.top, b.colour) for b in config.bands]
+    return apply_shade(colour_ramp(heights, stops, blend=blend), shade, strength=_COLOUR_SHADE)
+
+
+def map_pictures(
+    config: MapConfig,
+    window: Window | None = None,
+    *,
+    layers: MapLayers | None = None,
+    blend: bool = False,
+    heights: np.ndarray | None = None,
+) -> MapPictures:
+    """The pictures of ``window`` of a map (default: the whole map).
+
+    Parameters
+    ----------
+    config : MapConfig
+        The map; its ``relief`` is the shading's height scale.
+    window : Window, optional
+        The part of the map's pixel grid to picture.
+    layers : MapLayers, optional
+        ``make_layers(config, window)``, if already made (its biomes are
+        used; made here otherwise).
+    blend : bool
+        Blend the band colours instead of stepping them.
+    heights : array_like, optional
+        Unit heights of the window grown by :data:`PICTURE_HALO` cells to
+        picture instead of the map's (e.g. carved ones, see
+        :func:`~worldgen.terrain.make_terrain`).
+
+    Returns
+    -------
+    MapPictures
+
+    Notes
+    -----
+    With ``normalize='global'`` or ``'none'`` every picture of a window
+    equals the same window cut from the pictures of a bigger one, byte for
+    byte: the heights are a pure function of the window (made here with a
+    one-cell halo for the slopes), and the shading strength is in world
+    units. With ``'local'`` the heights are stretched to the window's own
+    range (the halo with them), so only the whole map is meaningful.
+
+    Examples
+    --------
+    >>> from worldgen.terrain import NoiseMap
+    >>> config = MapConfig(terrain=NoiseMap(width=32, height=16, normalize="global"))
+    >>> whole = map_pictures(config)
+    >>> part = map_pictures(config, Window(8, 4, 8, 8))
+    >>> bool((whole.normal[4:12, 8:16] == part.normal).all())
+    True
+    """
+    window = config.terrain.window if window is None else window
+    if layers is None:
+        layers = make_layers(config, window)
+    if layers.biomes.shape != window.shape:
+        raise ValueError(
+            f"layers must be those of the window, shape {window.shape}, got {layers.biomes.shape}"
+        )
+    if heights is None:
+        heights = config.unit_elevation(config.elevation(window, halo=PICTURE_HALO))
+    elif np.shape(heights) != window.grown(PICTURE_HALO).shape:
+        raise ValueError(
+            f"heights must be those of the window with a {PICTURE_HALO}-cell halo, shape "
+            f"{window.grown(PICTURE_HALO).shape}, got {np.shape(heights)}"
+        )
+    shade = relief_shade(config, heights)
+    biomes = apply_shade(config.biomes.palette()[layers.biomes], shade, strength=BIOME_SHADE)
+    return MapPictures(
+        height=heights[1:-1, 1:-1],
+        colour=_band_colours(config, heights[1:-1, 1:-1], shade, blend),
+        normal=normal_map(heights, strength=config.relief)[1:-1, 1:-1],
+        biomes=biomes,
+    )
+
+
+__all__ = [
+    "PICTURE_HALO",
+    "MapPictures",
+    "map_pictures",
+    "relief_shade",
+    "shaded_colour",
+]

@@ -1,0 +1,673 @@
+"""Voxel terrain: ground, caves, aquifers, water, ores and trees, as pure
+functions of world coordinates.
+
+A region (any rectangle of columns, all of ``y_min <= y < y_max``) is made
+from fields that depend only on world coordinates, so a chunk made alone
+equals the same 16 x 16 columns cut from a bigger region, and chunks made in
+any order, on any thread, are the same bytes.
+
+- **Shape.** Every column has a target height that follows Minecraft's idea
+  of three broad noises (fractal Perlin) shaped by curves: *continentalness*
+  sets the base height (deep ocean, ocean, coast, inland), *erosion* how
+  mountainous the land may be, and *peaks and valleys*,
+  ``1 - |3 |w| - 2|`` of a *weirdness* noise ``w``, where the peaks are.
+  A small detail noise roughens it. With ``terrain='heightmap'`` a column
+  is solid up to that height. With ``terrain='3d'`` (the default) a block
+  is solid where the density ``height - y + relief * n(x, y, z)`` is
+  positive, ``n`` being a 3D fractal noise and ``relief`` (blocks) grow
+  with the mountain term of the height, so mountains get cliffs that lean
+  out, overhangs, arches and the odd floating rock, while plains and coasts
+  stay gentle. This is the "density function" construction of Minecraft
+  1.18 and later (terrain from 3D Perlin noise plus a height-dependent
+  bias). The *surface* of a column is its highest solid terrain block.
+- **Biomes.** Temperature and moisture noises, with the surface height and
+  coast, choose ocean, beach, plains, forest, desert, taiga, snowy or
+  mountains; each has its surface blocks, laid on the top of every run of
+  solid blocks (so the floor under an overhang is grassed too).
+- **Caves** after the same generator's three kinds: *cheese* caverns where
+  a fractal noise is high (from 12 blocks under the surface down),
+  *spaghetti* tunnels where two noises are both near zero, and thin
+  *noodle* tunnels, the same with two higher-frequency noises, where a
+  gate noise allows them. Tunnels may open at the surface on land. No cave
+  comes within 8 blocks of the surface of a column that is, or borders,
+  sea, so caves never break into a sea floor or shore.
+- **Coarse grid.** Every 3D noise (terrain and caves) is evaluated on a grid
+  of cells 4 x 8 x 4 blocks aligned to world coordinates and interpolated
+  to every block, as production generators do: bilinearly across, then up
+  the column by a Catmull-Rom spline through four layers (linear
+  interpolation up puts every extremum of a field on a layer, so thin
+  caves there flatten into one-block sheets). Each noise has its own
+  derived seed, scale and irrational shift of the lattice (multiples of
+  the golden ratio), so no two noises share a lattice plane or line: two
+  noises that are both zero along a shared lattice line cut a straight
+  slit. Tunnel conditions (``a^2 + b^2 < t``) are applied to the
+  interpolated noises, not interpolated themselves, so tunnels keep round
+  sections.
+- **Aquifers.** The world is divided into cells of 32 x 32 columns, each
+  with a hashed, jittered centre and a fluid level: dry, water, or (deep
+  ones) lava. A column belongs to the centre nearest to its position
+  warped by up to 10 blocks (a 2D noise, so borders wander instead of
+  running straight); its caves fill with that fluid up to that level.
+  Where two aquifers with different levels meet, a band about 4 warped
+  blocks wide keeps its stone up to the higher level, so a wall holds the
+  fluid back. A cave cell directly under fluid stays
+  solid, so no fluid ever rests on air.
+- **Water** fills every non-cave air block up to ``sea_level`` (the top
+  water block freezes in cold biomes).
+- **Trees** stand on a jittered grid, one candidate per 8 x 8 cell, hashed
+  from the seed; whether one grows depends on its column's biome. A chunk
+  draws every tree whose crown reaches it, its own and its neighbours', so
+  a tree across a chunk border is whole in both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+
+from worldgen._jit import kernel
+from worldgen.noise import Fractal, Perlin
+from worldgen.noise._seed import derive_seed
+from worldgen.noise._validate import check_instance, check_int
+from worldgen.voxel._blocks import (
+    AIR,
+    BEDROCK,
+    COAL,
+    DIAMOND,
+    DIRT,
+    GOLD,
+    GRASS,
+    GRAVEL,
+    ICE,
+    IRON,
+    LAVA,
+    LEAVES,
+    SAND,
+    SNOW,
+    STONE,
+    WATER,
+    WOOD,
+)
+from worldgen.voxel._chunk import CHUNK, Chunk
+from worldgen.voxel._config import VoxelConfig
+from worldgen.voxel._rivers import NONE as NO_RIVER
+from worldgen.voxel._rivers import river_columns
+from worldgen.world._shaping import HeightCurve
+
+OCEAN, BEACH, PLAINS, FOREST, DESERT, TAIGA, SNOWY, MOUNTAINS = range(8)
+BIOMES = ("ocean", "beach", "plains", "forest", "desert", "taiga", "snowy", "mountains")
+# Chance that a tree grows in a grid cell, by biome.
+TREE_CHANCE = np.array([0.0, 0.0, 0.12, 0.85, 0.0, 0.7, 0.15, 0.0])
+TREE_CELL = 8
+CROWN = 2  # crown radius in blocks
+MARGIN = CROWN + 1  # columns beyond a region that its trees may stand on
+GRID_CELL = (4, 8, 4)  # x, y, z: the coarse grid of the 3D noises
+
+# Column fields: (tag, blocks per lattice cell, octaves).
+_FIELDS = {
+    "continent": (1, 1024.0, 5),
+    "erosion": (2, 512.0, 4),
+    "weirdness": (3, 256.0, 3),
+    "detail": (4, 32.0, 3),
+    "temperature": (5, 1024.0, 3),
+    "moisture": (6, 768.0, 3),
+    "aquifer warp x": (17, 40.0, 2),
+    "aquifer warp z": (18, 40.0, 2),
+}
+# Grid fields, in this order: (tag, blocks per lattice cell across and up,
+# octaves). The scales differ pairwise as well as the seeds and shifts.
+_GRID_FIELDS = {
+    "terrain": (10, 80.0, 24.0, 3),
+    "cheese": (11, 64.0, 40.0, 2),
+    "spaghetti a": (12, 52.0, 52.0, 1),
+    "spaghetti b": (13, 47.0, 47.0, 1),
+    "noodle a": (14, 24.0, 24.0, 1),
+    "noodle b": (15, 21.0, 21.0, 1),
+    "noodle gate": (16, 110.0, 70.0, 1),
+}
+TERRAIN, CHEESE, SPAGHETTI_A, SPAGHETTI_B, NOODLE_A, NOODLE_B, NOODLE_GATE = range(7)
+_GOLDEN = (1.0 + 5.0**0.5) / 2.0
+
+# Cave thresholds: cheese where its noise exceeds CHEESE_LEVEL; tunnels
+# where a^2 + b^2 is below SPAGHETTI / NOODLE.
+CHEESE_LEVEL = 0.3
+SPAGHETTI = 0.006
+NOODLE = 0.004
+# 3D relief in blocks: RELIEF_BASE + RELIEF_SLOPE * the mountain term of
+# the height (clipped at 0 and at RELIEF_MAX).
+RELIEF_BASE = 2.0
+RELIEF_SLOPE = 0.8
+RELIEF_MAX = 48.0
+# Bound of the interpolated 3D terrain noise: fractal Perlin in 3D lies in
+# [-1.0364, 1.0364] and Catmull-Rom weights sum to at most 1.25 in size.
+_NOISE_BOUND = 1.0363538114 * 1.25
+
+AQUIFER_CELL = 32
+AQUIFER_DRY = 0.35  # chance that an aquifer holds no fluid
+AQUIFER_WARP = 10.0  # blocks by which aquifer borders wander
+AQUIFER_BARRIER = 2.0  # half-width (warped blocks) of the wall between aquifers
+LAVA_BELOW = 24  # aquifers with levels under y_min + LAVA_BELOW hold lava
+
+_BASE = HeightCurve(
+    ((-0.6, -30.0), (-0.25, -28.0), (-0.12, -12.0), (-0.04, -1.0), (0.0, 2.0),
+     (0.15, 8.0), (0.4, 22.0), (0.6, 38.0))
+)  # fmt: skip
+_AMPLITUDE = HeightCurve(((-0.5, 1.0), (-0.2, 0.75), (0.0, 0.4), (0.2, 0.12), (0.5, 0.03)))
+_PEAKS = HeightCurve(((-1.0, -10.0), (-0.4, 0.0), (0.2, 28.0), (0.6, 85.0), (1.0, 150.0)))
+
+
+@functools.lru_cache(maxsize=16)
+def _noises(seed: int) -> dict[str, Fractal]:
+    fields = {name: (tag, octaves) for name, (tag, _, octaves) in _FIELDS.items()}
+    fields |= {name: (tag, octaves) for name, (tag, _, _, octaves) in _GRID_FIELDS.items()}
+    return {
+        name: Fractal(Perlin(derive_seed(seed, tag)), octaves=octaves)
+        for name, (tag, octaves) in fields.items()
+    }
+
+
+def lattice_shift(tag: int, axis: int) -> float:
+    """Shift, in lattice units, of grid field ``tag`` along noise axis
+    ``axis``: ``n + frac(n * golden ratio)`` with ``n = 3 tag + axis + 1``.
+    The fractional parts of distinct ``n`` differ (the golden ratio is
+    irrational), so no two fields' lattices share a plane."""
+    n = 3 * tag + axis + 1
+    return n + (n * _GOLDEN) % 1.0
+
+
+@dataclasses.dataclass
+class Columns:
+    """Per-column fields of a rectangle of columns, shape ``(depth, width)``."""
+
+    height: np.ndarray  # float64, target ground height
+    relief: np.ndarray  # float64, blocks of 3D relief
+    continent: np.ndarray  # float64
+    temperature: np.ndarray  # float64, scaled to about [-1, 1]
+    moisture: np.ndarray  # float64, scaled to about [-1, 1]
+    aquifer_x: np.ndarray  # float64, warped x at which aquifers are looked up
+    aquifer_z: np.ndarray  # float64, warped z
+
+
+def columns(
+    config: VoxelConfig, x0: int, z0: int, width: int, depth: int, *, step: int = 1, names=None
+) -> Columns:
+    """Target height, relief and climate of columns ``x0 <= x < x0 + width``,
+    ``z0 <= z < z0 + depth`` (every ``step``-th column of them: ``width``
+    and ``depth`` count the columns taken). ``names``: the fields to make
+    (default all; the others are zero)."""
+    wx = x0 + np.arange(width, dtype=np.float64) * step
+    wz = z0 + np.arange(depth, dtype=np.float64) * step
+    noise = _noises(config.seed)
+    zero = np.zeros((depth, width))
+    field = {
+        name: noise[name].grid(wx / scale, wz / scale) if names is None or name in names else zero
+        for name, (_, scale, _) in _FIELDS.items()
+    }
+    c = field["continent"]
+    w = np.clip(field["weirdness"] * 2.2, -1.0, 1.0)
+    peaks_valleys = 1.0 - np.abs(3.0 * np.abs(w) - 2.0)
+    inland = np.clip((c + 0.05) / 0.15, 0.0, 1.0)
+    inland = inland * inland * (3.0 - 2.0 * inland)
+    mountain = inland * _AMPLITUDE(field["erosion"]) * _PEAKS(peaks_valleys)
+    height = config.sea_level + _BASE(c) + mountain + 4.0 * field["detail"]
+    relief = np.minimum(RELIEF_BASE + RELIEF_SLOPE * np.maximum(mountain, 0.0), RELIEF_MAX)
+    return Columns(
+        height,
+        relief,
+        c,
+        field["temperature"] / 0.45,
+        field["moisture"] / 0.45,
+        wx[None, :] + AQUIFER_WARP * field["aquifer warp x"],
+        wz[:, None] + AQUIFER_WARP * field["aquifer warp z"],
+    )
+
+
+def biomes(cols: Columns, surface: np.ndarray, sea_level: int) -> np.ndarray:
+    """Biome (uint8, see :data:`BIOMES`) of columns with these surfaces."""
+    t, m = cols.temperature, cols.moisture
+    biome = np.full(surface.shape, PLAINS, dtype=np.uint8)
+    biome[m > 0.15] = FOREST
+    biome[(t > 0.35) & (m < 0.0)] = DESERT
+    biome[(t < -0.1)] = TAIGA
+    biome[(t < -0.35)] = SNOWY
+    biome[surface > sea_level + 70] = MOUNTAINS
+    biome[(surface <= sea_level + 2) & (cols.continent < 0.05)] = BEACH
+    biome[surface < sea_level] = OCEAN
+    return biome
+
+
+def _grid(config: VoxelConfig, x0: int, z0: int, width: int, depth: int):
+    """The grid fields (F, Y, Z, X) on the coarse grid covering the columns,
+    and the world x, z of its first point. Fields the config does not use
+    stay zero."""
+    cx, cy, cz = GRID_CELL
+    ix0, iz0 = x0 // cx, z0 // cz
+    ix1, iz1 = (x0 + width - 1) // cx + 1, (z0 + depth - 1) // cz + 1
+    wx = np.arange(ix0, ix1 + 1, dtype=np.float64) * cx
+    wz = np.arange(iz0, iz1 + 1, dtype=np.float64) * cz
+    wy = config.y_min + np.arange(config.height // cy + 1, dtype=np.float64) * cy
+    grid = np.zeros((len(_GRID_FIELDS), wy.size, wz.size, wx.size))
+    noise = _noises(config.seed)
+    for f, (name, (tag, across, up, _)) in enumerate(_GRID_FIELDS.items()):
+        if (f == TERRAIN and config.terrain != "3d") or (f != TERRAIN and not config.caves):
+            continue
+        # Noise axes (x, y, z) = world (x, z, y): grids come out (y, z, x).
+        grid[f] = noise[name].grid(
+            wx / across + lattice_shift(tag, 0),
+            wz / across + lattice_shift(tag, 1),
+            wy / up + lattice_shift(tag, 2),
+        )
+    return grid, int(ix0 * cx), int(iz0 * cz)
+
+
+# ------------------------------------------------------------------ kernels
+
+
+@kernel
+def _hash01(key, x, y, z):
+    # A uniform double in [0, 1) from (key, x, y, z): SplitMix64 mixing.
+    h = key
+    for v in (x, y, z):
+        h = (h ^ np.uint64(v & 0xFFFFFFFF)) * np.uint64(0x9E3779B97F4A7C15)
+        h ^= h >> np.uint64(29)
+    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(31)
+    return np.float64(h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@kernel
+def _column_layers(grid, first, stop, layers, gx0, gz0, x, z, out):
+    # Grid fields first..stop-1 at column (x, z), one value per grid layer
+    # below ``layers``: bilinear in x then z, into out (F, Y).
+    dx = x - gx0
+    dz = z - gz0
+    i = dx // 4
+    k = dz // 4
+    u = (dx % 4) * 0.25
+    w = (dz % 4) * 0.25
+    for f in range(first, stop):
+        for j in range(min(layers, grid.shape[1])):
+            a = grid[f, j, k, i] + u * (grid[f, j, k, i + 1] - grid[f, j, k, i])
+            b = grid[f, j, k + 1, i] + u * (grid[f, j, k + 1, i + 1] - grid[f, j, k + 1, i])
+            out[f, j] = a + w * (b - a)
+
+
+@kernel
+def _reach(dy):
+    # Grid layers that _at reads for heights up to dy blocks above y_min.
+    return (dy >> 3) + 3
+
+
+@kernel
+def _at(layers, f, dy):
+    # Field f at dy blocks above y_min: Catmull-Rom through four grid layers
+    # (the end layers repeated at the top and bottom).
+    j = dy >> 3
+    v = (dy & 7) * 0.125
+    p0 = layers[f, max(j - 1, 0)]
+    p1 = layers[f, j]
+    p2 = layers[f, j + 1]
+    p3 = layers[f, min(j + 2, layers.shape[1] - 1)]
+    return p1 + 0.5 * v * (
+        p2 - p0 + v * (2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3 + v * (3.0 * (p1 - p2) + p3 - p0))
+    )
+
+
+@kernel
+def _solid(three_d, surface, height, relief, layers, y, y_min, y_max):
+    # Is block y of a column solid terrain (before caves)? The bottom 9
+    # blocks always are, the top 24 never.
+    if not three_d:
+        return y <= surface
+    if y <= y_min + 8:
+        return True
+    if y > y_max - 24 or y > height + relief * _NOISE_BOUND:
+        return False
+    return height - y + relief * _at(layers, TERRAIN, y - y_min) > 0.0
+
+
+@kernel
+def _surface_3d(height, relief, grid, gx0, gz0, x0, z0, y_min, y_max):
+    # Highest solid terrain block of every column (3D terrain).
+    depth, width = height.shape
+    out = np.empty((depth, width), dtype=np.int64)
+    layers = np.empty((1, grid.shape[1]))
+    for k in range(depth):
+        for i in range(width):
+            h = height[k, i]
+            r = relief[k, i]
+            # Above height + relief * bound the density is negative.
+            y = max(min(y_max - 24, int(np.floor(h + r * _NOISE_BOUND)) + 1), y_min)
+            _column_layers(grid, 0, 1, _reach(y - y_min), gx0, gz0, x0 + i, z0 + k, layers)
+            while y > y_min + 8 and not _solid(True, 0, h, r, layers, y, y_min, y_max):
+                y -= 1
+            out[k, i] = y
+    return out
+
+
+@kernel
+def _cave(layers, y, y_min, surface, shore):
+    # Is block y of a column with this surface (and shore flag) in a cave?
+    if y > surface or y < y_min + 5:
+        return False
+    if shore and y > surface - 8:
+        return False
+    dy = y - y_min
+    a = _at(layers, SPAGHETTI_A, dy)
+    if a * a < SPAGHETTI:
+        b = _at(layers, SPAGHETTI_B, dy)
+        if a * a + b * b < SPAGHETTI:
+            return True
+    if _at(layers, NOODLE_GATE, dy) > 0.0:
+        a = _at(layers, NOODLE_A, dy)
+        if a * a < NOODLE:
+            b = _at(layers, NOODLE_B, dy)
+            if a * a + b * b < NOODLE:
+                return True
+    return y < surface - 12 and _at(layers, CHEESE, dy) > CHEESE_LEVEL
+
+
+@kernel
+def _aquifer_centre(key, c, r, y_min, sea_level):
+    # Jittered centre (x, z), fluid level and fluid of aquifer cell (c, r).
+    px = (c + 0.15 + 0.7 * _hash01(key, c, 1, r)) * AQUIFER_CELL
+    pz = (r + 0.15 + 0.7 * _hash01(key, c, 2, r)) * AQUIFER_CELL
+    if _hash01(key, c, 3, r) < AQUIFER_DRY:
+        return px, pz, y_min - 1, AIR
+    level = y_min + 6 + int(_hash01(key, c, 4, r) * (sea_level - 8 - y_min - 6))
+    return px, pz, level, (LAVA if level < y_min + LAVA_BELOW else WATER)
+
+
+@kernel
+def _aquifers(warped_x, warped_z, key, y_min, sea_level):
+    # Per column, looked up at its warped position: fluid level, fluid, and
+    # the level up to which caves stay solid (a wall between two aquifers
+    # that differ), or y_min - 1.
+    depth, width = warped_x.shape
+    level = np.empty((depth, width), dtype=np.int64)
+    fluid = np.empty((depth, width), dtype=np.uint8)
+    wall = np.full((depth, width), y_min - 1, dtype=np.int64)
+    for k in range(depth):
+        for i in range(width):
+            x = warped_x[k, i]
+            z = warped_z[k, i]
+            c0 = int(np.floor(x / AQUIFER_CELL))
+            r0 = int(np.floor(z / AQUIFER_CELL))
+            d1 = d2 = np.inf
+            p1x = p1z = p2x = p2z = 0.0
+            l1 = l2 = 0
+            f1 = f2 = AIR
+            for r in range(r0 - 1, r0 + 2):
+                for c in range(c0 - 1, c0 + 2):
+                    px, pz, lv, fl = _aquifer_centre(key, c, r, y_min, sea_level)
+                    d = (x - px) ** 2 + (z - pz) ** 2
+                    if d < d1:
+                        d2, p2x, p2z, l2, f2 = d1, p1x, p1z, l1, f1
+                        d1, p1x, p1z, l1, f1 = d, px, pz, lv, fl
+                    elif d < d2:
+                        d2, p2x, p2z, l2, f2 = d, px, pz, lv, fl
+            level[k, i] = l1
+            fluid[k, i] = f1
+            if l1 != l2 or f1 != f2:
+                # Distance to the bisector of the two nearest centres.
+                gap = np.sqrt((p1x - p2x) ** 2 + (p1z - p2z) ** 2)
+                if (d2 - d1) / (2.0 * gap) < AQUIFER_BARRIER:
+                    wall[k, i] = max(l1, l2)
+    return level, fluid, wall
+
+
+@kernel
+def _fill(
+    blocks, surface, height, relief, biome, cold, shore, level, fluid, wall, river, cap,
+    grid, gx0, gz0, x0, z0, margin, y_min, y_max, sea_level, key, three_d, caves, ores,
+):  # fmt: skip
+    # Terrain, caves, aquifers, ores, bedrock and water for every column of
+    # blocks (Y, Z, X), top down; the column fields carry ``margin`` extra
+    # columns each side.
+    ny, depth, width = blocks.shape
+    layers = np.empty((grid.shape[0], grid.shape[1]))
+    for k in range(depth):
+        for i in range(width):
+            kk = k + margin
+            ii = i + margin
+            x = x0 + i
+            z = z0 + k
+            top = surface[kk, ii]
+            h = height[kk, ii]
+            r = relief[kk, ii]
+            # Only the layers that the terrain and caves read.
+            if three_d:
+                peak = max(min(y_max - 24, int(np.floor(h + r * _NOISE_BOUND)) + 1), y_min)
+                _column_layers(grid, 0, 1, _reach(peak - y_min), gx0, gz0, x, z, layers)
+            if caves:
+                reach = _reach(max(top, y_min) - y_min)
+                _column_layers(grid, 1, grid.shape[0], reach, gx0, gz0, x, z, layers)
+            b = biome[kk, ii]
+            water_top = river[kk, ii]
+            keep = cap[kk, ii]
+            run_top = top
+            above = AIR
+            above_solid = False
+            for j in range(ny - 1, -1, -1):
+                y = y_min + j
+                block = AIR
+                if (keep == NO_RIVER or y <= keep) and _solid(
+                    three_d, top, h, r, layers, y, y_min, y_max
+                ):
+                    if not above_solid:
+                        run_top = y
+                    above_solid = True
+                    below = run_top - y
+                    block = STONE
+                    if b == OCEAN:
+                        if below < 3:
+                            block = GRAVEL if run_top < sea_level - 10 else SAND
+                    elif b == BEACH or b == DESERT:
+                        if below < 4:
+                            block = SAND
+                    elif b == MOUNTAINS:
+                        if below == 0 and run_top > sea_level + 110:
+                            block = SNOW
+                    elif below == 0:
+                        block = SNOW if b == SNOWY else GRASS
+                    elif below < 4:
+                        block = DIRT
+                    if block == STONE and ores:
+                        p = _hash01(key, x, y, z)
+                        if y <= 128 and p < 0.012:
+                            block = COAL
+                        elif -32 <= y <= 64 and p < 0.020:
+                            block = IRON
+                        elif y <= 32 and p < 0.022:
+                            block = GOLD
+                        elif y <= -48 and p < 0.023:
+                            block = DIAMOND
+                    if caves and _cave(layers, y, y_min, top, shore[kk, ii]):
+                        if y <= wall[kk, ii]:
+                            pass  # the wall between two aquifers
+                        elif y <= level[kk, ii]:
+                            block = fluid[kk, ii]
+                        elif above != WATER and above != LAVA and above != ICE:
+                            block = AIR  # else a roof under the fluid
+                    if y <= y_min + 4 and (
+                        y == y_min or _hash01(key, x, y, -z - 1) < (y_min + 5 - y) / 5.0
+                    ):
+                        block = BEDROCK
+                else:
+                    above_solid = False
+                    if y <= sea_level:
+                        block = ICE if (y == sea_level and cold[kk, ii]) else WATER
+                    elif y <= water_top:
+                        block = WATER  # a river (water_top is NO_RIVER elsewhere)
+                blocks[j, k, i] = block
+                above = block
+
+
+@kernel
+def _shore(surface, sea_level):
+    # Columns that are below the sea or touch such a column (8-neighbours).
+    depth, width = surface.shape
+    out = np.zeros(surface.shape, dtype=np.bool_)
+    for k in range(depth):
+        for i in range(width):
+            for dk in range(-1, 2):
+                for di in range(-1, 2):
+                    kk = min(max(k + dk, 0), depth - 1)
+                    ii = min(max(i + di, 0), width - 1)
+                    if surface[kk, ii] < sea_level:
+                        out[k, i] = True
+    return out
+
+
+@kernel
+def _trees(
+    blocks, surface, biome, shore, grid, gx0, gz0, chance,
+    x0, z0, margin, y_min, y_max, sea_level, key, caves,
+):  # fmt: skip
+    # Draw every tree whose crown reaches the region: leaves first, then
+    # trunks over them, so the result does not depend on the order of trees.
+    depth, width = blocks.shape[1], blocks.shape[2]
+    layers = np.empty((grid.shape[0], grid.shape[1]))
+    c0 = (x0 - CROWN) // TREE_CELL
+    c1 = (x0 + width - 1 + CROWN) // TREE_CELL
+    r0 = (z0 - CROWN) // TREE_CELL
+    r1 = (z0 + depth - 1 + CROWN) // TREE_CELL
+    for stage in range(2):
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                tx = c * TREE_CELL + 1 + int(_hash01(key, c, 1, r) * (TREE_CELL - 2))
+                tz = r * TREE_CELL + 1 + int(_hash01(key, c, 2, r) * (TREE_CELL - 2))
+                i = tx - x0 + margin
+                k = tz - z0 + margin
+                if i < 0 or k < 0 or i >= surface.shape[1] or k >= surface.shape[0]:
+                    continue
+                b = biome[k, i]
+                if _hash01(key, c, 3, r) >= chance[b]:
+                    continue
+                ground = surface[k, i]
+                trunk = 4 + int(_hash01(key, c, 4, r) * 3)
+                if ground < sea_level or ground + trunk + 3 >= y_max:
+                    continue
+                if caves:
+                    reach = _reach(ground - y_min)
+                    _column_layers(grid, 1, grid.shape[0], reach, gx0, gz0, tx, tz, layers)
+                    if _cave(layers, ground, y_min, ground, shore[k, i]):
+                        continue
+                top = ground + trunk
+                if stage == 0:
+                    for y in range(top - 2, top + 2):
+                        reach = CROWN if y < top else 1
+                        for dz in range(-reach, reach + 1):
+                            for dx in range(-reach, reach + 1):
+                                if reach == CROWN and abs(dx) == CROWN and abs(dz) == CROWN:
+                                    continue
+                                _put(blocks, tx + dx - x0, y - y_min, tz + dz - z0, LEAVES)
+                else:
+                    for y in range(ground + 1, top + 1):
+                        _put(blocks, tx - x0, y - y_min, tz - z0, WOOD)
+
+
+@kernel
+def _put(blocks, i, j, k, block):
+    # Set a block inside the region if it is air (leaves) or air/leaves (wood).
+    if 0 <= i < blocks.shape[2] and 0 <= j < blocks.shape[0] and 0 <= k < blocks.shape[1]:
+        old = blocks[j, k, i]
+        if old == AIR or (block == WOOD and old == LEAVES):
+            blocks[j, k, i] = block
+
+
+@kernel
+def _heights(blocks, y_min):
+    # World y of the highest non-air block of each column.
+    height, depth, width = blocks.shape
+    out = np.full((depth, width), y_min - 1, dtype=np.int16)
+    for k in range(depth):
+        for i in range(width):
+            for j in range(height - 1, -1, -1):
+                if blocks[j, k, i] != AIR:
+                    out[k, i] = y_min + j
+                    break
+    return out
+
+
+def generate_region(
+    config: VoxelConfig, x0: int, z0: int, width: int, depth: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks and column heights of the columns ``x0 <= x < x0 + width``,
+    ``z0 <= z < z0 + depth``.
+
+    Returns
+    -------
+    blocks : uint8 (Y, depth, width)
+        ``blocks[y - y_min, z - z0, x - x0]``.
+    heights : int16 (depth, width)
+        The world y of each column's highest non-air block (terrain, water,
+        ice or tree).
+
+    Examples
+    --------
+    >>> blocks, heights = generate_region(VoxelConfig(seed=1), 0, 0, 4, 3)
+    >>> blocks.shape, heights.shape
+    ((384, 3, 4), (3, 4))
+    """
+    check_instance(config, "config", VoxelConfig)
+    x0 = check_int(x0, "x0", -(2**40), 2**40)
+    z0 = check_int(z0, "z0", -(2**40), 2**40)
+    width = check_int(width, "width", 1, 2**14)
+    depth = check_int(depth, "depth", 1, 2**14)
+    m = MARGIN
+    ex0, ez0, ewidth, edepth = x0 - m, z0 - m, width + 2 * m, depth + 2 * m
+    cols = columns(config, ex0, ez0, ewidth, edepth)
+    grid, gx0, gz0 = _grid(config, ex0, ez0, ewidth, edepth)
+    three_d = config.terrain == "3d"
+    if three_d:
+        surface = _surface_3d(
+            cols.height, cols.relief, grid, gx0, gz0, ex0, ez0, config.y_min, config.y_max
+        )
+    else:
+        surface = np.clip(np.floor(cols.height), config.y_min + 8, config.y_max - 24)
+        surface = surface.astype(np.int64)
+    if config.rivers:
+        river, cap = river_columns(config, ex0, ez0, ewidth, edepth)
+        cut = cap != NO_RIVER
+        surface = np.where(cut, np.minimum(surface, cap), surface)
+    else:
+        river = cap = np.full(surface.shape, NO_RIVER, dtype=np.int64)
+        cut = np.zeros(surface.shape, dtype=np.bool_)
+    biome = biomes(cols, surface, config.sea_level)
+    biome[(river != NO_RIVER) & (surface >= config.sea_level - 1)] = BEACH  # sandy beds
+    cold = cols.temperature < -0.35
+    shore = _shore(surface, config.sea_level) | cut  # no cave breaks into a river
+    if config.caves and config.aquifers:
+        aquifer_key = np.uint64(derive_seed(config.seed, 0x41515546))
+        level, fluid, wall = _aquifers(
+            cols.aquifer_x, cols.aquifer_z, aquifer_key, config.y_min, config.sea_level
+        )
+    else:
+        level = np.full(surface.shape, config.y_min - 1, dtype=np.int64)
+        fluid = np.full(surface.shape, AIR, dtype=np.uint8)
+        wall = level
+    key = np.uint64(derive_seed(config.seed, 0x424C4F43))
+    blocks = np.empty((config.height, depth, width), dtype=np.uint8)
+    _fill(
+        blocks, surface, cols.height, cols.relief, biome, cold, shore, level, fluid, wall,
+        river, cap, grid, gx0, gz0, x0, z0, m, config.y_min, config.y_max, config.sea_level,
+        key, three_d, config.caves, config.ores,
+    )  # fmt: skip
+    if config.trees:
+        _trees(
+            blocks, surface, biome, shore, grid, gx0, gz0, TREE_CHANCE,
+            x0, z0, m, config.y_min, config.y_max, config.sea_level, key, config.caves,
+        )  # fmt: skip
+    return blocks, _heights(blocks, config.y_min)
+
+
+def generate_chunk(config: VoxelConfig, cx: int, cz: int) -> Chunk:
+    """Chunk ``(cx, cz)``: the 16 x 16 columns from ``(16 cx, 16 cz)``."""
+    cx = check_int(cx, "cx", -(2**36), 2**36)
+    cz = check_int(cz, "cz", -(2**36), 2**36)
+    blocks, heights = generate_region(config, CHUNK * cx, CHUNK * cz, CHUNK, CHUNK)
+    return Chunk(cx, cz, blocks, heights)

@@ -1,0 +1,124 @@
+"""Height-field meshes and their files."""
+
+import numpy as np
+import pytest
+import trimesh
+
+from worldgen.io._mesh import write_mesh
+from worldgen.noise import Fractal, Perlin, axis
+from worldgen.products._mesh import heightfield_mesh
+from worldgen.world._shaping import HeightCurve
+
+HEIGHTS = Fractal(Perlin(4), octaves=4).grid(axis(0.0, 33, 0.1), axis(0.0, 21, 0.1), unit=True)
+TEXTURE = (np.random.default_rng(2).random((21, 33, 3)) * 255).astype(np.uint8)
+
+
+def test_counts_layout_and_winding():
+    mesh = heightfield_mesh(HEIGHTS, multiplier=10.0, cell_size=2.0)
+    h, w = HEIGHTS.shape
+    assert mesh.vertices.shape == (w * h, 3) and mesh.faces.shape == (2 * (w - 1) * (h - 1), 3)
+    assert np.array_equal(mesh.vertices[w + 2], [4.0, HEIGHTS[1, 2] * 10.0, 2.0])
+    t = trimesh.Trimesh(mesh.vertices, mesh.faces, process=False)
+    assert t.is_winding_consistent
+    edges = np.sort(t.edges, axis=1)
+    _, counts = np.unique(edges, axis=0, return_counts=True)
+    assert counts.max() == 2  # manifold: no edge shared by more than two faces
+    flat = heightfield_mesh(np.zeros((4, 4)))
+    t = trimesh.Trimesh(flat.vertices, flat.faces, process=False)
+    assert np.allclose(t.face_normals, [0.0, 1.0, 0.0])
+
+
+def test_normals_and_uvs():
+    ramp = np.tile(np.arange(5.0), (4, 1))  # rises toward the east by 1 per cell
+    mesh = heightfield_mesh(ramp)
+    expected = np.array([-1.0, 1.0, 0.0]) / np.sqrt(2.0)
+    assert np.allclose(mesh.normals, expected)
+    assert np.allclose(np.linalg.norm(mesh.normals, axis=1), 1.0)
+    assert mesh.uvs[0].tolist() == [0.0, 1.0] and mesh.uvs[-1].tolist() == [1.0, 0.0]
+
+
+def test_height_curve_keeps_the_sea_flat():
+    sea = HeightCurve(((0.0, 0.4), (0.4, 0.4), (1.0, 1.0)))
+    mesh = heightfield_mesh(HEIGHTS, multiplier=50.0, curve=sea)
+    assert mesh.vertices[:, 1].min() == pytest.approx(20.0)
+    low = HEIGHTS.ravel() <= 0.4
+    assert np.all(mesh.vertices[low, 1] == 20.0)
+
+
+def test_level_of_detail_keeps_the_edges():
+    full = heightfield_mesh(HEIGHTS)
+    lod = heightfield_mesh(HEIGHTS, stride=4)
+    assert lod.vertices.shape[0] == 9 * 6  # columns 0,4,...,32 and rows 0,4,...,20
+    assert np.array_equal(lod.vertices[0], full.vertices[0])
+    assert np.array_equal(lod.vertices[-1], full.vertices[-1])
+
+
+def test_neighbouring_chunks_share_edge_vertices_and_normals():
+    # Two 17-sample-wide chunks overlapping in one column, each made from a
+    # window with a one-sample border.
+    big = Fractal(Perlin(9), octaves=5).grid(axis(-0.1, 35, 0.1), axis(-0.1, 23, 0.1), unit=True)
+    left = heightfield_mesh(big[:, 0:19], multiplier=20.0, border=True)
+    right = heightfield_mesh(big[:, 16:35], multiplier=20.0, border=True)
+    w = 17
+    edge_left = np.arange(w - 1, 21 * w, w)  # last column of the left chunk
+    edge_right = np.arange(0, 21 * w, w)  # first column of the right chunk
+    shift = np.array([16.0, 0.0, 0.0])
+    assert np.array_equal(left.vertices[edge_left], right.vertices[edge_right] + shift)
+    assert np.array_equal(left.normals[edge_left], right.normals[edge_right])
+    whole = heightfield_mesh(big, multiplier=20.0, border=True)
+    assert np.array_equal(
+        whole.normals.reshape(21, 33, 3)[:, 16], right.normals.reshape(21, 17, 3)[:, 0]
+    )
+
+
+@pytest.mark.parametrize("suffix", ["glb", "obj", "ply", "stl"])
+def test_exported_files_load_back_with_the_same_geometry(tmp_path, suffix):
+    mesh = heightfield_mesh(HEIGHTS, multiplier=8.0, cell_size=0.5)
+    files = write_mesh(tmp_path / f"terrain.{suffix}", mesh, texture=TEXTURE)
+    back = trimesh.load(files[0], force="mesh", process=suffix == "stl")
+    assert len(back.faces) == len(mesh.faces)
+    if suffix == "stl":
+        assert len(back.vertices) == len(mesh.vertices)  # after merging
+        assert np.allclose(
+            np.sort(back.vertices, axis=0), np.sort(mesh.vertices, axis=0), atol=1e-4
+        )
+        return
+    assert np.allclose(back.vertices, mesh.vertices, atol=1e-5)
+    assert np.array_equal(back.faces, mesh.faces)
+    if suffix in ("glb", "obj"):
+        assert np.allclose(back.visual.uv, mesh.uvs, atol=1e-6)
+        image = (
+            back.visual.material.baseColorTexture if suffix == "glb" else back.visual.material.image
+        )
+        assert np.array_equal(np.asarray(image.convert("RGB")), TEXTURE)
+    if suffix == "obj":
+        assert sorted(f.name for f in files) == [
+            "terrain.mtl",
+            "terrain.obj",
+            "terrain_texture.png",
+        ]
+    if suffix == "ply":
+        assert back.visual.vertex_colors.shape == (len(mesh.vertices), 4)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"heights": np.zeros(5)}, "heights must be a 2-D array"),
+        ({"heights": np.full((3, 3), np.nan)}, "heights must be finite"),
+        ({"heights": np.zeros((3, 3)), "cell_size": 0.0}, "cell_size must be a finite number > 0"),
+        ({"heights": np.zeros((3, 3)), "stride": 0}, "stride must be an integer from 1"),
+        ({"heights": np.zeros((3, 3)), "border": True}, "at least 4 samples each way"),
+        ({"heights": np.ones((3, 3)), "multiplier": 1e308 * 10}, "multiplier must be finite"),
+        ({"heights": np.full((3, 3), 1e300), "multiplier": 1e10}, "multiplier overflows"),
+    ],
+)
+def test_bad_input(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        heightfield_mesh(**kwargs)
+
+
+def test_unknown_mesh_format_writes_nothing(tmp_path):
+    with pytest.raises(ValueError, match=r"mesh file suffix must be one of .glb, .obj, .ply, .stl"):
+        write_mesh(tmp_path / "terrain.fbx", heightfield_mesh(np.zeros((3, 3))))
+    assert list(tmp_path.iterdir()) == []
