@@ -21,7 +21,7 @@ from worldgen.products._classify import band_colours
 from worldgen.products._maps import MapConfig, make_layers
 from worldgen.products._pictures import map_pictures
 from worldgen.products._shading import legend
-from worldgen.products._terrain import TerrainConfig, terrain_mesh
+from worldgen.products._terrain import TerrainConfig, terrain_surface
 from worldgen.world._window import Window
 
 # The stages a map set goes through, for progress reports; a terrain set
@@ -32,7 +32,7 @@ PREVIEW_PIXELS = 2048
 # Eroded or deposited height shown at full strength in erosion.png: about
 # the 99th percentile with the default droplets.
 EROSION_SHOWN = 0.04
-TERRAIN_STAGES = (*STAGES[:5], "ridges", "erosion", "thermal", "rivers", *STAGES[5:], "mesh")
+TERRAIN_STAGES = ("noise", "ridges", "erosion", "thermal", "rivers", *STAGES[2:], "mesh")
 # File names of the extra height map formats: each its own, so that none
 # overwrites the 16-bit ``height.png``.
 HEIGHT_FILES = {
@@ -278,12 +278,15 @@ def write_terrain_set(
 def _write_terrain(
     config, terrain_config, out, formats, meshes, tile, blend, window, progress
 ) -> list[pathlib.Path]:
-    made = carve_window(config, terrain_config, window, blend=blend, progress=progress)
-    terrain, colour = made.terrain, made.colour
+    made = carve_window(
+        config, terrain_config, window, blend=blend, progress=progress, shared=False
+    )
+    terrain, colour = dataclasses.replace(made.terrain, rivers=None), made.colour
     written = _write_layers(
         config, window, made.carved, out, formats, tile, blend, progress,
         heights=made.pictured, height_files=made.height,
     )  # fmt: skip
+    del made  # its layers are written: free them before the mesh
     written.append(write_heightmap(out / "eroded.png", terrain.heights, "png16"))
     for fmt in formats:
         if fmt != "png16":
@@ -294,7 +297,7 @@ def _write_terrain(
         written.append(write_rgb_png(out / "erosion.png", _erosion_picture(terrain.erosion)))
     if progress is not None:
         progress("mesh")
-    mesh = terrain_mesh(terrain, terrain_config)
+    mesh = terrain_surface(terrain, terrain_config)
     for fmt in meshes:
         written += write_mesh(out / f"terrain.{fmt}", mesh, texture=colour)
     return written

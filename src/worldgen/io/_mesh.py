@@ -1,19 +1,25 @@
-"""Meshes as files game engines import, written through trimesh."""
+"""Meshes as files game engines import: GLB written here, OBJ, PLY and STL
+through trimesh."""
 
 from __future__ import annotations
 
 import contextlib
+import io
+import json
 import os
 import pathlib
+from collections.abc import Iterator
 
 import numpy as np
 from PIL import Image
 
 from worldgen.io._atomic import atomic_output
 from worldgen.noise._validate import check_instance
-from worldgen.products._mesh import Mesh
+from worldgen.products._mesh import Mesh, Surface
 
 MESH_FORMATS = ("glb", "obj", "ply", "stl")
+# Vertex rows of a surface made at a time while writing a GLB.
+BAND_ROWS = 128
 
 
 def to_trimesh(mesh: Mesh, texture: np.ndarray | None = None):
@@ -42,12 +48,18 @@ def to_trimesh(mesh: Mesh, texture: np.ndarray | None = None):
 
 
 def write_mesh(
-    path: str | os.PathLike, mesh: Mesh, *, texture: np.ndarray | None = None
+    path: str | os.PathLike, mesh: Mesh | Surface, *, texture: np.ndarray | None = None
 ) -> list[pathlib.Path]:
     """Write ``mesh`` in the format its suffix names: ``.glb`` (binary glTF,
     texture embedded), ``.obj`` (with ``.mtl`` and a PNG texture beside it),
     ``.ply`` (binary, vertex colours sampled from the texture) or ``.stl``
-    (binary, geometry only). All of it is written by trimesh, atomically.
+    (binary, geometry only). Written atomically; GLB here, the others by
+    trimesh.
+
+    ``mesh`` may be a :class:`~worldgen.products.Surface` (see
+    :func:`~worldgen.products._mesh.heightfield_surface`): a GLB is then
+    made and written a band of rows at a time, holding about 32 bytes a
+    vertex instead of the whole mesh (112).
 
     Returns
     -------
@@ -55,12 +67,26 @@ def write_mesh(
         Every file written (the mesh first).
     """
     target = pathlib.Path(path)
-    check_instance(mesh, "mesh", Mesh)
+    if not isinstance(mesh, Surface):
+        check_instance(mesh, "mesh", Mesh)
     fmt = target.suffix.lower().lstrip(".")
     if fmt not in MESH_FORMATS:
         raise ValueError(
             f"mesh file suffix must be one of {', '.join('.' + f for f in MESH_FORMATS)}, got {target.name!r}"
         )
+    if texture is not None:
+        texture = np.asarray(texture)
+        if texture.ndim != 3 or texture.shape[2] != 3 or texture.dtype != np.uint8:
+            raise ValueError(
+                f"texture must be an (H, W, 3) uint8 image, got {texture.dtype} {texture.shape}"
+            )
+    if fmt == "glb":
+        with atomic_output(target) as tmp:
+            _write_glb(tmp, mesh, texture)
+        return [target]
+    if isinstance(mesh, Surface):
+        vertices, normals, uvs = mesh.vertices(0, mesh.shape[0])
+        mesh = Mesh(vertices, mesh.faces(0, mesh.shape[0] - 1), normals, uvs)
     scene = to_trimesh(mesh, texture if fmt in ("glb", "obj") else None)
     if fmt == "ply" and texture is not None:
         scene.visual.vertex_colors = _sample(texture, mesh.uvs)
@@ -100,3 +126,153 @@ def _sample(texture: np.ndarray, uvs: np.ndarray) -> np.ndarray:
     rows = np.clip(np.rint((1.0 - uvs[:, 1]) * (h - 1)), 0, h - 1).astype(np.intp)
     rgb = texture[rows, cols]
     return np.concatenate([rgb, np.full((len(rgb), 1), 255, np.uint8)], axis=1)
+
+
+# ---------------------------------------------------------------------- GLB
+#
+# Binary glTF 2.0 (https://registry.khronos.org/glTF/specs/2.0/glTF-2.0.html):
+# a 12-byte header, a JSON chunk padded with spaces and a binary chunk, each
+# a multiple of 4 bytes. One mesh, one node: uint32 indices, float32
+# positions, the texture as PNG, float32 UVs (v flipped: glTF's origin is the
+# image's top-left) and float32 normals, in that order, in one buffer. The
+# layout, key order and number formatting are those trimesh writes for the
+# same mesh, so files stay the same bytes as when trimesh wrote them (a test
+# holds the two equal).
+
+_GLB_MAGIC, _JSON_CHUNK, _BIN_CHUNK = 0x46546C67, 0x4E4F534A, 0x004E4942
+_UINT32, _FLOAT32 = 5125, 5126
+
+
+def _bands(mesh: Mesh | Surface) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(vertices, normals, uvs), float64, a band of vertices at a time."""
+    if isinstance(mesh, Mesh):
+        yield mesh.vertices, mesh.normals, mesh.uvs
+        return
+    for r0 in range(0, mesh.shape[0], BAND_ROWS):
+        yield mesh.vertices(r0, min(r0 + BAND_ROWS, mesh.shape[0]))
+
+
+def _face_bands(mesh: Mesh | Surface) -> Iterator[np.ndarray]:
+    if isinstance(mesh, Mesh):
+        yield mesh.faces
+        return
+    last = mesh.shape[0] - 1
+    for r0 in range(0, last, BAND_ROWS):
+        yield mesh.faces(r0, min(r0 + BAND_ROWS, last))
+
+
+def _unit(normals: np.ndarray) -> np.ndarray:
+    # Normalised again in float64 as trimesh does before writing (its
+    # ``util.unitize``), so that the float32 values are its very bytes.
+    norm = np.sqrt(np.dot(normals * normals, [1.0] * normals.shape[1]))
+    valid = norm > 1e-12
+    norm[valid] **= -1
+    return normals * norm.reshape((-1, 1))
+
+
+class _Column:
+    """A float32 (N, k) array filled band by band, with its min and max."""
+
+    def __init__(self, count: int, width: int):
+        self.values = np.empty((count, width), np.float32)
+        self.filled = 0
+        self.low = np.full(width, np.inf, np.float32)
+        self.high = np.full(width, -np.inf, np.float32)
+
+    def add(self, band: np.ndarray) -> None:
+        band = band.astype(np.float32)
+        if len(band):
+            self.low = np.minimum(self.low, band.min(axis=0))
+            self.high = np.maximum(self.high, band.max(axis=0))
+        self.values[self.filled : self.filled + len(band)] = band
+        self.filled += len(band)
+
+
+def _pad4(data: bytes) -> bytes:
+    return data + bytes(-len(data) % 4)
+
+
+def _write_glb(path: pathlib.Path, mesh: Mesh | Surface, texture: np.ndarray | None) -> None:
+    if isinstance(mesh, Mesh):
+        count, faces = len(mesh.vertices), int(np.prod(mesh.faces.shape))
+    else:
+        count = mesh.shape[0] * mesh.shape[1]
+        faces = 6 * (mesh.shape[0] - 1) * (mesh.shape[1] - 1)
+    positions, normals = _Column(count, 3), _Column(count, 3)
+    uvs = _Column(count, 2) if texture is not None else None
+    for vertices, band_normals, band_uvs in _bands(mesh):
+        positions.add(vertices)
+        normals.add(_unit(band_normals))
+        if uvs is not None:
+            flipped = band_uvs[:, :2].copy()
+            flipped[:, 1] = 1.0 - flipped[:, 1]
+            uvs.add(flipped)
+    low, high = None, None
+    for band in _face_bands(mesh):
+        if band.size:
+            band = band.astype(np.uint32)
+            low = band.min() if low is None else min(low, band.min())
+            high = band.max() if high is None else max(high, band.max())
+    image = b""
+    if texture is not None:
+        with io.BytesIO() as f:
+            Image.fromarray(texture).save(f, format="png")
+            image = _pad4(f.getvalue())
+
+    def accessor(kind: str, column: _Column, view: int, count_first: bool = False) -> dict:
+        entry = {"componentType": _FLOAT32}
+        if count_first:
+            entry["count"] = count
+        entry |= {"type": kind, "byteOffset": 0, "bufferView": view, "count": count}
+        return entry | {"max": column.high.tolist(), "min": column.low.tolist()}
+
+    indices = {"componentType": _UINT32, "type": "SCALAR", "bufferView": 0, "count": faces}
+    indices["max"] = [] if high is None else [int(high)]
+    indices["min"] = [] if low is None else [int(low)]
+    accessors = [indices, accessor("VEC3", positions, 1)]
+    lengths = [4 * faces, 12 * count]
+    attributes = {"POSITION": 1}
+    primitive = {"attributes": attributes, "indices": 0, "mode": 4}
+    tree = {"scene": 0, "scenes": [{"nodes": [0]}], "asset": {
+        "version": "2.0", "generator": "https://github.com/mikedh/trimesh"}}  # fmt: skip
+    if uvs is not None:
+        lengths += [len(image), 8 * count]
+        accessors.append(accessor("VEC2", uvs, 3))
+        attributes["TEXCOORD_0"] = 2
+        primitive["material"] = 0
+    attributes["NORMAL"] = len(accessors)
+    accessors.append(accessor("VEC3", normals, len(lengths), count_first=True))
+    lengths.append(12 * count)
+    tree["accessors"] = accessors
+    tree["meshes"] = [{"name": "geometry_0", "extras": {}, "primitives": [primitive]}]
+    if uvs is not None:
+        tree["images"] = [{"bufferView": 2, "mimeType": "image/png"}]
+        tree["textures"] = [{"source": 0}]
+        tree["materials"] = [
+            {
+                "pbrMetallicRoughness": {
+                    "baseColorTexture": {"index": 0}, "roughnessFactor": 1.0, "metallicFactor": 0.0,
+                },
+                "doubleSided": False,
+            }
+        ]  # fmt: skip
+    tree["nodes"] = [{"name": "geometry_0", "mesh": 0}]
+    tree["buffers"] = [{"byteLength": sum(lengths)}]
+    offsets = np.cumsum([0, *lengths[:-1]]).tolist()
+    tree["bufferViews"] = [
+        {"buffer": 0, "byteOffset": o, "byteLength": n} for o, n in zip(offsets, lengths)
+    ]
+    content = json.dumps(tree, separators=(",", ":"))
+    content = (content + " " * (4 - (len(content) + 20) % 4)).encode("utf-8")
+    total = 28 + len(content) + sum(lengths)
+    with open(path, "wb") as out:
+        out.write(np.array([_GLB_MAGIC, 2, total, len(content), _JSON_CHUNK], "<u4").tobytes())
+        out.write(content)
+        out.write(np.array([sum(lengths), _BIN_CHUNK], "<u4").tobytes())
+        for band in _face_bands(mesh):
+            out.write(band.astype("<u4").tobytes())
+        out.write(positions.values.tobytes())
+        if uvs is not None:
+            out.write(image)
+            out.write(uvs.values.tobytes())
+        out.write(normals.values.tobytes())

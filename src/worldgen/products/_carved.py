@@ -15,9 +15,10 @@ import numpy as np
 
 from worldgen.products._maps import MapConfig, MapLayers, layers_from_heights
 from worldgen.products._pictures import PICTURE_HALO, shaded_colour
-from worldgen.products._terrain import Terrain, TerrainConfig, make_terrain
-from worldgen.terrain._rivers import MAX_RIVER_RADIUS, draw_rivers
-from worldgen.terrain._windowed import crop_index
+from worldgen.products._terrain import Terrain, TerrainConfig, carve_and_water
+from worldgen.terrain._erosion import ErosionResult
+from worldgen.terrain._rivers import MAX_RIVER_RADIUS, RiverResult, draw_rivers
+from worldgen.terrain._windowed import World, crop_index
 from worldgen.world._window import Window
 
 
@@ -28,7 +29,9 @@ class CarvedWindow:
     Attributes
     ----------
     terrain : Terrain
-        The carved terrain of the window.
+        The carved terrain of the window; its ``layers`` (the map's layers
+        before carving) and ``carved`` are None: ``height`` and ``carved``
+        below hold what the files need.
     carved : MapLayers
         The map's layers remade from the carved heights (classes, tiles,
         biomes) with the tile halo.
@@ -48,6 +51,21 @@ class CarvedWindow:
     height: np.ndarray
 
 
+def _crop_erosion(erosion: ErosionResult | None, inner) -> ErosionResult | None:
+    if erosion is None:
+        return None
+    eroded, deposited = erosion.eroded[inner], erosion.deposited[inner]
+    net = float(eroded.sum() - deposited.sum())
+    return ErosionResult(erosion.heights[inner], eroded, deposited, net)
+
+
+def _crop_flow(flow: RiverResult | None, inner) -> RiverResult | None:
+    if flow is None:
+        return None
+    fields = ("filled", "directions", "accumulation", "river", "lakes")
+    return RiverResult(*(getattr(flow, f)[inner] for f in fields), flow.threshold)
+
+
 def carve_window(
     config: MapConfig,
     terrain_config: TerrainConfig,
@@ -55,33 +73,57 @@ def carve_window(
     *,
     blend: bool = False,
     progress=None,
+    shared: bool = True,
 ) -> CarvedWindow:
     """Carve ``window`` of the map and make its pictures and layers.
 
     Rivers paint up to ``MAX_RIVER_RADIUS`` cells around them, slopes reach
     ``PICTURE_HALO`` and the tile maps ``config.tile_halo``: the window is
-    carved that much larger and cropped.
+    carved that much larger and cropped. The window and the river regions
+    it meets are carved once (:meth:`World.prepare`); ``shared`` as for
+    :class:`~worldgen.terrain._windowed.World` (False for a window made
+    once: nothing is kept in the process-wide caches). ``progress(stage,
+    *counts)`` hears the stages as they start.
     """
+
+    def stage(name: str, *counts: int) -> None:
+        if progress is not None:
+            progress(name, *counts)
+
     local = config.terrain.normalize == "local"
+    if local and window != config.terrain.window:
+        raise ValueError(
+            f"a window other than the whole map ({config.terrain.window}) needs "
+            f"normalize='global' or 'none', got normalize='local' with {window}"
+        )
     halo = 0 if local else max(MAX_RIVER_RADIUS + PICTURE_HALO, config.tile_halo)
-    grown = make_terrain(config, terrain_config, window=window.grown(halo), progress=progress)
-    painted = window if local else window.grown(MAX_RIVER_RADIUS)
-    around = grown if local else grown.crop(painted.grown(PICTURE_HALO))
-    colour = shaded_colour(config, around.heights, blend=blend, halo=0 if local else PICTURE_HALO)
-    if grown.rivers is not None:
-        colour = draw_rivers(colour, grown.crop(painted).rivers)
-    colour = colour[crop_index(window, painted)]
-    terrain = grown.crop(window)
+    grown = window.grown(halo)
+    world = World(config, terrain_config, shared=shared)
+    stage("noise")
+    heights, erosion, flow = carve_and_water(world, grown, stage)
+    height = np.array(world.unit_heights(window))
+    world.release()
+    # Cropped views of the grown window's arrays: the window's cells.
+    inner = crop_index(window, grown)
+    multiplier = config.relief if terrain_config.multiplier is None else terrain_config.multiplier
+    terrain = Terrain(
+        None, heights[inner], _crop_erosion(erosion, inner), _crop_flow(flow, inner),
+        config.sea_level, window, float(multiplier), None,
+    )  # fmt: skip
     if local:
-        pictured = np.pad(terrain.heights, PICTURE_HALO, mode="edge")
-        carved = terrain.carved
+        colour = shaded_colour(config, heights, blend=blend, halo=0)
+        if flow is not None:
+            colour = draw_rivers(colour, flow)
+        pictured = np.pad(heights, PICTURE_HALO, mode="edge")
     else:
-        pictured = grown.crop(window.grown(PICTURE_HALO)).heights
-        carved = layers_from_heights(config, window, grown.heights, halo=halo)
+        painted = window.grown(MAX_RIVER_RADIUS)
+        around = heights[crop_index(painted.grown(PICTURE_HALO), grown)]
+        colour = shaded_colour(config, around, blend=blend, halo=PICTURE_HALO)
+        if flow is not None:
+            colour = draw_rivers(colour, _crop_flow(flow, crop_index(painted, grown)))
+        colour = colour[crop_index(window, painted)]
+        pictured = heights[crop_index(window.grown(PICTURE_HALO), grown)]
+    carved = layers_from_heights(config, window, heights, halo=halo, progress=stage)
     return CarvedWindow(
-        terrain=terrain,
-        carved=carved,
-        colour=colour,
-        pictured=pictured,
-        height=config.unit_elevation(terrain.layers.elevation),
+        terrain=terrain, carved=carved, colour=colour, pictured=pictured, height=height
     )

@@ -88,6 +88,90 @@ def heightfield_mesh(
     >>> m.normals[0].tolist()
     [0.0, 1.0, 0.0]
     """
+    surface = heightfield_surface(
+        heights, multiplier=multiplier, curve=curve, cell_size=cell_size, stride=stride,
+        border=border,
+    )  # fmt: skip
+    vertices, normals, uvs = surface.vertices(0, surface.shape[0])
+    return Mesh(vertices, surface.faces(0, surface.shape[0] - 1), normals, uvs)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Surface:
+    """A height field ready to triangulate, whose mesh is made a band of
+    rows at a time (so that a big mesh can be written without holding all
+    of it; every band's values are those of the whole mesh).
+
+    Attributes
+    ----------
+    y : float64 (H, W)
+        Curved, multiplied heights of the full-resolution field.
+    gx, gz : float64 (H, W)
+        Their slopes east and south (central differences).
+    rows, cols : int64
+        The field's rows and columns kept at the level of detail.
+    cell : float
+        Horizontal distance between samples.
+    """
+
+    y: np.ndarray
+    gx: np.ndarray
+    gz: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    cell: float
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Vertex rows and columns of the mesh."""
+        return len(self.rows), len(self.cols)
+
+    def vertices(self, r0: int, r1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Vertices, normals and UVs of vertex rows ``r0 .. r1 - 1`` (see
+        :class:`Mesh`), row after row."""
+        rows, cols, cell = self.rows[r0:r1], self.cols, self.cell
+        if len(cols) == self.y.shape[1]:
+            grid = rows  # every column: a row slice, no gather
+        else:
+            grid = np.ix_(rows, cols)
+        ys, gxs, gzs = self.y[grid], self.gx[grid], self.gz[grid]
+        zz, xx = np.meshgrid(rows * cell, cols * cell, indexing="ij")
+        vertices = np.stack([xx.ravel(), ys.ravel(), zz.ravel()], axis=1)
+        normals = np.stack([0.0 - gxs.ravel(), np.ones(ys.size), 0.0 - gzs.ravel()], axis=1)
+        normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+        u = cols / (self.y.shape[1] - 1)
+        v = 1.0 - rows / (self.y.shape[0] - 1)
+        vv, uu = np.meshgrid(v, u, indexing="ij")
+        uvs = np.stack([uu.ravel(), vv.ravel()], axis=1)
+        return vertices, normals, uvs
+
+    def faces(self, r0: int, r1: int) -> np.ndarray:
+        """Faces (int64 vertex indices, two per cell, see :class:`Mesh`) of
+        the cells between vertex rows ``r0 .. r1`` (``r1`` at most the last
+        row), cell after cell."""
+        nx = len(self.cols)
+        index = np.arange(r0 * nx, (r1 + 1) * nx).reshape(r1 + 1 - r0, nx)
+        a = index[:-1, :-1].ravel()  # (row, col)
+        b = index[:-1, 1:].ravel()  # (row, col + 1): east
+        c = index[1:, :-1].ravel()  # (row + 1, col): south
+        d = index[1:, 1:].ravel()
+        faces = np.empty((2 * a.size, 3), dtype=np.int64)
+        faces[0::2] = np.stack([a, c, b], axis=1)
+        faces[1::2] = np.stack([b, c, d], axis=1)
+        return faces
+
+
+def heightfield_surface(
+    heights: np.ndarray,
+    *,
+    multiplier: float = 1.0,
+    curve: HeightCurve | None = None,
+    cell_size: float = 1.0,
+    stride: int = 1,
+    border: bool = False,
+) -> Surface:
+    """The :class:`Surface` that :func:`heightfield_mesh` triangulates (same
+    parameters and errors)."""
     h = finite_values(heights, "heights")
     border = check_bool(border, "border")
     # Two samples each way inside the border, so that UVs span [0, 1].
@@ -127,25 +211,4 @@ def heightfield_mesh(
         )
     rows = _lod_indices(y.shape[0], stride)
     cols = _lod_indices(y.shape[1], stride)
-    grid = np.ix_(rows, cols)
-    ys, gxs, gzs = y[grid], gx[grid], gz[grid]
-    nz, nx = len(rows), len(cols)
-
-    zz, xx = np.meshgrid(rows * cell, cols * cell, indexing="ij")
-    vertices = np.stack([xx.ravel(), ys.ravel(), zz.ravel()], axis=1)
-    normals = np.stack([0.0 - gxs.ravel(), np.ones(ys.size), 0.0 - gzs.ravel()], axis=1)
-    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
-    u = cols / (y.shape[1] - 1)
-    v = 1.0 - rows / (y.shape[0] - 1)
-    vv, uu = np.meshgrid(v, u, indexing="ij")
-    uvs = np.stack([uu.ravel(), vv.ravel()], axis=1)
-
-    index = np.arange(nz * nx).reshape(nz, nx)
-    a = index[:-1, :-1].ravel()  # (row, col)
-    b = index[:-1, 1:].ravel()  # (row, col + 1): east
-    c = index[1:, :-1].ravel()  # (row + 1, col): south
-    d = index[1:, 1:].ravel()
-    faces = np.empty((2 * a.size, 3), dtype=np.int64)
-    faces[0::2] = np.stack([a, c, b], axis=1)
-    faces[1::2] = np.stack([b, c, d], axis=1)
-    return Mesh(vertices, faces, normals, uvs)
+    return Surface(y, gx, gz, rows, cols, cell)

@@ -27,7 +27,7 @@ from worldgen.noise._validate import (
     check_range,
 )
 from worldgen.products._maps import MapConfig, MapLayers, layers_from_heights, make_layers
-from worldgen.products._mesh import Mesh, heightfield_mesh
+from worldgen.products._mesh import Mesh, Surface, heightfield_surface
 from worldgen.terrain._erosion import ErosionResult, HydraulicErosion
 from worldgen.terrain._rivers import RiverResult
 from worldgen.terrain._windowed import World, crop_index, overlap
@@ -118,8 +118,9 @@ class Terrain:
 
     Attributes
     ----------
-    layers : MapLayers
-        The map it was made from (before carving).
+    layers : MapLayers or None
+        The map it was made from (before carving); None where it was not
+        needed (see :func:`~worldgen.products._carved.carve_window`).
     heights : float64 (H, W)
         Heights after DLA blending and erosion, in [0, 1].
     erosion : ErosionResult or None
@@ -141,7 +142,7 @@ class Terrain:
         maps and pictures agree with the carved terrain and its mesh.
     """
 
-    layers: MapLayers
+    layers: MapLayers | None
     heights: np.ndarray
     erosion: ErosionResult | None
     rivers: RiverResult | None
@@ -252,13 +253,7 @@ def make_terrain(
         )
     layers = make_layers(map_config, window, progress=stage)
     world = World(map_config, config)
-    if config.dla > 0.0:
-        stage("ridges")
-    heights, erosion = world.carve(window, progress=stage)
-    flow = None
-    if config.rivers:
-        stage("rivers")
-        flow = world.water(window, heights)
+    heights, erosion, flow = carve_and_water(world, window, stage)
     multiplier = map_config.relief if config.multiplier is None else config.multiplier
     carved = layers_from_heights(map_config, window, heights)
     return Terrain(
@@ -266,13 +261,38 @@ def make_terrain(
     )
 
 
+def carve_and_water(
+    world: World, window: Window, stage
+) -> tuple[np.ndarray, ErosionResult | None, RiverResult | None]:
+    """The final heights, erosion maps and rivers of ``window``, from one
+    carving of the window and the river regions it meets; ``stage(name,
+    *counts)`` hears the stages."""
+    if world.config.dla > 0.0:
+        stage("ridges")
+    world.prepare(window, progress=stage)
+    heights, erosion = world.carve(window)
+    flow = None
+    if world.config.rivers:
+        stage("rivers")
+        flow = world.water(window, heights)
+    return heights, erosion, flow
+
+
 def terrain_mesh(terrain: Terrain, config: TerrainConfig) -> Mesh:
     """The terrain's mesh, the sea flattened at sea level; its height
     multiplier is ``config.multiplier`` or the terrain's (a constant of the
     map, not of the window)."""
+    surface = terrain_surface(terrain, config)
+    vertices, normals, uvs = surface.vertices(0, surface.shape[0])
+    return Mesh(vertices, surface.faces(0, surface.shape[0] - 1), normals, uvs)
+
+
+def terrain_surface(terrain: Terrain, config: TerrainConfig) -> Surface:
+    """The :class:`~worldgen.products._mesh.Surface` of :func:`terrain_mesh`,
+    whose mesh can be made (and written) a band of rows at a time."""
     multiplier = terrain.multiplier if config.multiplier is None else config.multiplier
     level = terrain.sea_level
     curve = HeightCurve(((0.0, level), (level, level), (1.0, 1.0))) if 0.0 < level < 1.0 else None
-    return heightfield_mesh(
+    return heightfield_surface(
         terrain.heights, multiplier=multiplier, curve=curve, stride=config.stride
     )

@@ -123,6 +123,16 @@ class _LRU:
         self.put(key, value)
         return value
 
+    def find(self, accept: Callable[[object], bool]):
+        """The most recently used ``(key, value)`` whose key ``accept``
+        takes, or None."""
+        with self.lock:
+            for key in reversed(self.items):
+                if accept(key):
+                    self.items.move_to_end(key)
+                    return key, self.items[key]
+        return None
+
     def clear(self) -> None:
         with self.lock:
             self.items.clear()
@@ -132,11 +142,14 @@ _TILES = _LRU(96)
 _RIDGES = _LRU(128)
 _REGIONS = _LRU(4)
 _RANGES = _LRU(16)
+# Carved windows (final heights, eroded and deposited maps): a window inside
+# one is cropped from it.
+_CARVED = _LRU(2)
 
 
 def clear_caches() -> None:
     """Forget every cached tile and region (results do not change)."""
-    for cache in (_TILES, _RIDGES, _REGIONS, _RANGES):
+    for cache in (_TILES, _RIDGES, _REGIONS, _RANGES, _CARVED):
         cache.clear()
 
 
@@ -181,29 +194,45 @@ def _tile_seed(seed: int, tag: int, i: int, j: int) -> int:
     return derive_seed(derive_seed(derive_seed(seed, tag), zigzag(i)), zigzag(j))
 
 
-def _blend(window: Window, fetch: Callable[[int, int], tuple], fields: int) -> list[np.ndarray]:
+def _blend(
+    window: Window, fetch_row: Callable[[int, list[int]], dict], fields: int
+) -> list[np.ndarray]:
     """Sum of the tiles' fields weighted by the partition of unity, tile by
-    tile in (row, column) order; ``fetch(i, j)`` gives tile ``(i, j)``'s
-    fields on its weighted square (``TILE + BAND`` cells, from cell
-    ``i * TILE - BAND / 2``)."""
+    tile in (row, column) order; ``fetch_row(j, columns)`` gives, for each
+    column ``i``, tile ``(i, j)``'s fields on its weighted square (``TILE +
+    BAND`` cells, from cell ``i * TILE - BAND / 2``). A row of tiles is
+    dropped once it is summed."""
     half = BAND // 2
     out = [np.zeros(window.shape) for _ in range(fields)]
+    columns = list(_tiles_over(window.x, window.width))
     for j in _tiles_over(window.y, window.height):
         wy = _axis_weights(window.y, window.height, j)
         rows = np.flatnonzero(wy)
         r0, r1 = int(rows[0]), int(rows[-1]) + 1
-        for i in _tiles_over(window.x, window.width):
+        tiles = fetch_row(j, columns)
+        for i in columns:
             wx = _axis_weights(window.x, window.width, i)
             cols = np.flatnonzero(wx)
             c0, c1 = int(cols[0]), int(cols[-1]) + 1
             weight = wy[r0:r1, None] * wx[None, c0:c1]
             sy = window.y + r0 - (j * TILE - half)
             sx = window.x + c0 - (i * TILE - half)
-            values = fetch(i, j)
+            values = tiles[i]
             for k in range(fields):
                 part = values[k][sy : sy + r1 - r0, sx : sx + c1 - c0]
                 out[k][r0:r1, c0:c1] += weight * part
     return out
+
+
+def _union(a: Window, b: Window) -> Window:
+    x0, y0 = min(a.x, b.x), min(a.y, b.y)
+    x1 = max(a.x + a.width, b.x + b.width)
+    y1 = max(a.y + a.height, b.y + b.height)
+    return Window(x0, y0, x1 - x0, y1 - y0)
+
+
+def _inside(part: Window, whole: Window) -> bool:
+    return overlap(part, whole) == part
 
 
 # -------------------------------------------------------------------- world
@@ -212,13 +241,26 @@ def _blend(window: Window, fetch: Callable[[int, int], tuple], fields: int) -> l
 class World:
     """The carving stages of one (map config, terrain config) pair, for any window.
 
-    Every method is a pure function of the configs and its window.
+    Every method is a pure function of the configs and its window; caches
+    only save work.
+
+    Parameters
+    ----------
+    map_config, config
+        The map and how it is carved.
+    shared : bool
+        True (default): erosion tiles, river regions and carved windows go
+        to the process-wide caches, so that later windows (tiles of a big
+        map, the explorer's views) reuse them. False: they are kept by this
+        object only (river regions and carved windows) or not at all
+        (erosion tiles), and freed with it: for one window made once.
     """
 
-    def __init__(self, map_config, config):
+    def __init__(self, map_config, config, *, shared: bool = True):
         self.map_config = map_config
         self.config = config
         self.key = repr((map_config, config))
+        self.shared = shared
         terrain = map_config.terrain
         self.seed = terrain.seed
         self.size = max(terrain.width, terrain.height)
@@ -229,10 +271,29 @@ class World:
         self.margin = params.lifetime + params.radius + 1
         self.level = map_config.sea_level
         self.box = self._land_box()
+        # Heights before erosion of one window, which the windows asked for
+        # are cropped from while it covers them: (window, unit heights,
+        # shaped heights).
+        self._canvas: tuple[Window, np.ndarray, np.ndarray] | None = None
+        self._own: dict = {}  # this object's caches when not shared
+
+    def _cached(self, cache: _LRU, key: tuple, make: Callable[[], object]):
+        if self.shared:
+            return cache.get((self.key, *key), make)
+        mine = self._own.setdefault(id(cache), {})
+        if key not in mine:
+            mine[key] = make()
+        return mine[key]
+
+    def release(self) -> None:
+        """Drop the heights and carved windows this object holds (results do
+        not change; the process-wide caches are kept)."""
+        self._canvas = None
+        self._own.clear()
 
     # -- heights
 
-    def _unit_heights(self, window: Window) -> np.ndarray:
+    def _made_heights(self, window: Window) -> np.ndarray:
         """The map's heights in [0, 1] after mask and curve (as
         :func:`~worldgen.terrain.make_layers` makes them); ``'local'``
         normalisation stretches the whole map's range, so that a window is
@@ -252,28 +313,57 @@ class World:
             seed = _tile_seed(self.seed, DLA_TAG, i, j)
             return (dla_mountains(TILE + BAND, seed=seed),)
 
-        return _RIDGES.get((self.key, i, j), make)
+        return self._cached(_RIDGES, (i, j), make)
 
-    def shaped(self, window: Window) -> np.ndarray:
-        """Heights in [0, 1] before erosion: the map's, DLA ridges blended in."""
-        heights = self._unit_heights(window)
+    def _ridge_row(self, j: int, columns: list[int]) -> dict:
+        return {i: self._ridges(i, j) for i in columns}
+
+    def cover(self, window: Window) -> None:
+        """Make the heights before erosion of ``window`` at once, so that
+        every window inside it (erosion regions, carved windows) is cut
+        from them instead of made again: every height is a pure function
+        of its cell, so a crop is the same bytes."""
+        if self._canvas is not None and _inside(window, self._canvas[0]):
+            return
+        self._canvas = None  # before making the next one
+        unit = self._made_heights(window)
+        shaped = unit
         amount = self.config.dla
         if amount > 0.0:
-            (ridges,) = _blend(window, self._ridges, 1)
+            (ridges,) = _blend(window, self._ridge_row, 1)
+            shaped = (1.0 - amount) * unit + amount * ridges
+        self._canvas = (window, unit, shaped)
+
+    def unit_heights(self, window: Window) -> np.ndarray:
+        """The map's heights in [0, 1] of ``window`` (before ridges and
+        erosion). Read only when cut from the covered window."""
+        if self._canvas is not None and _inside(window, self._canvas[0]):
+            return self._canvas[1][crop_index(window, self._canvas[0])]
+        return self._made_heights(window)
+
+    def shaped(self, window: Window) -> np.ndarray:
+        """Heights in [0, 1] before erosion: the map's, DLA ridges blended
+        in. Read only when cut from the covered window."""
+        if self._canvas is not None and _inside(window, self._canvas[0]):
+            return self._canvas[2][crop_index(window, self._canvas[0])]
+        heights = self._made_heights(window)
+        amount = self.config.dla
+        if amount > 0.0:
+            (ridges,) = _blend(window, self._ridge_row, 1)
             heights = (1.0 - amount) * heights + amount * ridges
         return heights
 
-    def _region(self, i: int, j: int) -> tuple[Window, np.ndarray]:
-        """Tile ``(i, j)``'s erosion region and its heights before erosion."""
+    def _region(self, i: int, j: int) -> Window:
+        """Tile ``(i, j)``'s erosion region."""
         reach = BAND // 2 + self.margin
         side = TILE + 2 * reach
-        region = Window(i * TILE - reach, j * TILE - reach, side, side)
-        return region, self.shaped(region)
+        return Window(i * TILE - reach, j * TILE - reach, side, side)
 
     def _erode_region(
-        self, region: Window, base: np.ndarray, stop: threading.Event | None = None
+        self, region: Window, stop: threading.Event | None = None
     ) -> tuple[np.ndarray, ...]:
         """The weighted square's change of height, eroded and deposited maps."""
+        base = self.shaped(region)
         result = erode_cells(
             base,
             (region.x, region.y),
@@ -290,54 +380,124 @@ class World:
             result.deposited[keep].copy(),
         )
 
-    def _eroded(self, i: int, j: int) -> tuple[np.ndarray, ...]:
-        return _TILES.get(
-            (self.key, "erosion", i, j), lambda: self._erode_region(*self._region(i, j))
-        )
-
-    def _prefetch(
-        self, tiles: list[tuple[int, int]], report: Callable[[tuple[int, int]], None]
-    ) -> None:
-        """Erode the tiles not cached yet on a pool of ``numba.get_num_threads()``
-        threads (each tile alone, so the count changes nothing but speed)."""
-        missing = [t for t in tiles if (self.key, "erosion", *t) not in _TILES]
-        workers = numba.get_num_threads()
-        if workers < 2 or len(missing) < 2 or len(tiles) > _TILES.size:
-            return
-        # On Ctrl-C (or any error) here, the workers stop at their next slice
-        # instead of eroding to the end of their tiles.
+    def _eroded_rows(self, tiles: list[tuple[int, int]], report: Callable[[tuple], None]):
+        """``fetch_row`` for :func:`_blend`: the row's tiles, from the cache
+        or eroded, those missing on a pool of ``numba.get_num_threads()``
+        threads (each tile alone, so the count changes nothing but speed).
+        Tiles are cached only when shared and few enough to stay."""
+        keep = self.shared and len(tiles) <= _TILES.size // 2
+        pool = None
         stop = threading.Event()
-        pool = concurrent.futures.ThreadPoolExecutor(workers)
-        try:
-            for start in range(0, len(missing), 2 * workers):
-                batch = missing[start : start + 2 * workers]
-                jobs = [
-                    pool.submit(self._erode_region, *self._region(i, j), stop) for i, j in batch
-                ]
-                for (i, j), job in zip(batch, jobs):
-                    _TILES.put((self.key, "erosion", i, j), job.result())
+
+        def fetch_row(j: int, columns: list[int]) -> dict:
+            nonlocal pool
+            row = {}
+            missing = []
+            for i in columns:
+                key = (self.key, "erosion", i, j)
+                found = _TILES.find(key.__eq__) if self.shared else None
+                if found is None:
+                    missing.append(i)
+                else:
+                    row[i] = found[1]
                     report((i, j))
-        except BaseException:
-            stop.set()
-            raise
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            workers = numba.get_num_threads()
+            if workers >= 2 and len(missing) >= 2 and pool is None:
+                pool = concurrent.futures.ThreadPoolExecutor(workers)
+            if pool is not None and len(missing) >= 2:
+                jobs = [pool.submit(self._erode_region, self._region(i, j), stop) for i in missing]
+                made = [job.result() for job in jobs]
+            else:
+                made = [self._erode_region(self._region(i, j)) for i in missing]
+            for i, values in zip(missing, made):
+                row[i] = values
+                if keep:
+                    _TILES.put((self.key, "erosion", i, j), values)
+                report((i, j))
+            return row
+
+        def close(failed: bool) -> None:
+            # On Ctrl-C (or any error), the workers stop at their next slice
+            # instead of eroding to the end of their tiles.
+            if failed:
+                stop.set()
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+        return fetch_row, close
+
+    def span(self, window: Window) -> Window:
+        """The window to carve for ``window`` and its rivers: grown to the
+        river regions it meets (their water needs their whole carved
+        heights), so that one carving serves both."""
+        if self.config.rivers:
+            for _, grown in self._regions(window):
+                window = _union(window, grown)
+        return window
+
+    def prepare(self, window: Window, progress: Callable[..., None] | None = None) -> None:
+        """Carve :meth:`span` of ``window`` and keep it, so that
+        :meth:`carve` and :meth:`water` of ``window`` are cut from it."""
+        self.carve(self.span(window), progress=progress, copy=False)
 
     def carve(
-        self, window: Window, progress: Callable[..., None] | None = None
+        self,
+        window: Window,
+        progress: Callable[..., None] | None = None,
+        *,
+        copy: bool = True,
     ) -> tuple[np.ndarray, ErosionResult | None]:
-        """Final heights in [0, 1] and the erosion maps of ``window``."""
+        """Final heights in [0, 1] and the erosion maps of ``window``
+        (``copy=False``: views of the kept carving, read only)."""
+        if self.shared:
+            found = _CARVED.find(lambda key: key[0] == self.key and _inside(window, key[1]))
+        else:
+            found = next(
+                ((k, v) for k, v in self._own.get("carved", {}).items() if _inside(window, k)),
+                None,
+            )
+        if found is None:
+            carved = self._carve(window, progress)
+            if self.shared:
+                for array in carved:
+                    if array is not None:
+                        array.setflags(write=False)
+                _CARVED.put((self.key, window), carved)
+            else:
+                self._own["carved"] = {window: carved}
+            span = window
+        else:
+            span, carved = found
+            span = span[1] if self.shared else span
+        inner = crop_index(window, span)
+        heights, eroded, deposited = (None if a is None else a[inner] for a in carved)
+        if copy:
+            heights = heights.copy()
+        if eroded is None:
+            return heights, None
+        if copy:
+            eroded, deposited = eroded.copy(), deposited.copy()
+        # What left the window (or went under the sea floor's clip).
+        net = float(eroded.sum() - deposited.sum())
+        return heights, ErosionResult(heights, eroded, deposited, net)
+
+    def _carve(self, window: Window, progress: Callable[..., None] | None) -> tuple:
         iterations = self.config.thermal
         halo = 2 * iterations
         big = window.grown(halo)
-        heights = self.shaped(big)
-        erosion = None
+        eroded = deposited = None
         if self.density > 0.0:
             tiles = [
                 (i, j)
                 for j in _tiles_over(big.y, big.height)
                 for i in _tiles_over(big.x, big.width)
             ]
+            # One canvas for the window and the regions of the tiles to erode.
+            cover = big
+            for i, j in tiles:
+                if not (self.shared and (self.key, "erosion", i, j) in _TILES):
+                    cover = _union(cover, self._region(i, j))
+            self.cover(cover)
             done: set[tuple[int, int]] = set()
 
             def report(tile: tuple[int, int]) -> None:
@@ -345,28 +505,29 @@ class World:
                 if progress is not None:
                     progress("erosion", len(done), len(tiles))
 
-            def fetch(i: int, j: int) -> tuple[np.ndarray, ...]:
-                values = self._eroded(i, j)
-                report((i, j))
-                return values
-
             if progress is not None:
                 progress("erosion", 0, len(tiles))
-            self._prefetch(tiles, report)
-            delta, eroded, deposited = _blend(big, fetch, 3)
-            heights = heights + delta
+            fetch_row, close = self._eroded_rows(tiles, report)
+            try:
+                delta, eroded, deposited = _blend(big, fetch_row, 3)
+            except BaseException:
+                close(failed=True)
+                raise
+            close(failed=False)
+            heights = self.shaped(big) + delta
+            del delta
+        else:
+            self.cover(big)
+            heights = self.shaped(big).copy()
         if iterations:
             if progress is not None:
                 progress("thermal")
             heights = thermal_erode(heights, iterations, talus=4.0 / self.size)
         inner = crop_index(window, big)
         heights = np.clip(heights[inner], 0.0, 1.0)
-        if self.density > 0.0:
+        if eroded is not None and halo:
             eroded, deposited = eroded[inner].copy(), deposited[inner].copy()
-            # What left the window (or went under the sea floor's clip).
-            net = float(eroded.sum() - deposited.sum())
-            erosion = ErosionResult(heights, eroded, deposited, net)
-        return heights, erosion
+        return heights, eroded, deposited
 
     # -- water
 
@@ -408,7 +569,7 @@ class World:
 
     def _water(self, core: Window, grown: Window):
         def make():
-            heights, _ = self.carve(grown)
+            heights, _ = self.carve(grown, copy=False)
             result = rivers(heights, threshold=self.config.threshold(self.map_config))
             land = heights > self.level
             lakes = result.lakes & land
@@ -424,7 +585,7 @@ class World:
                 result.threshold,
             )
 
-        return _REGIONS.get((self.key, "water", core), make)
+        return self._cached(_REGIONS, ("water", core), make)
 
     def water(self, window: Window, heights: np.ndarray) -> RiverResult:
         """Rivers and lakes of ``window``, whose final heights are ``heights``."""
