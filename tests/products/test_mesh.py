@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 import trimesh
 
+from worldgen.io import _mesh as mesh_io
 from worldgen.io._mesh import write_mesh
 from worldgen.noise import Fractal, Perlin, axis
-from worldgen.products._mesh import heightfield_mesh
+from worldgen.products._mesh import heightfield_mesh, heightfield_surface
 from worldgen.world._shaping import HeightCurve
 
 HEIGHTS = Fractal(Perlin(4), octaves=4).grid(axis(0.0, 33, 0.1), axis(0.0, 21, 0.1), unit=True)
@@ -122,3 +123,24 @@ def test_unknown_mesh_format_writes_nothing(tmp_path):
     with pytest.raises(ValueError, match=r"mesh file suffix must be one of .glb, .obj, .ply, .stl"):
         write_mesh(tmp_path / "terrain.fbx", heightfield_mesh(np.zeros((3, 3))))
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("shape", "stride", "textured"),
+    [((3, 4), 1, True), ((37, 53), 2, True), ((40, 31), 1, False), ((40, 31), 3, True)],
+)
+def test_glb_is_the_bytes_trimesh_writes(tmp_path, monkeypatch, shape, stride, textured):
+    # Written here a band of rows at a time (bands of 7 rows, so that a mesh
+    # has several); trimesh's writer is the reference for every byte.
+    monkeypatch.setattr(mesh_io, "BAND_ROWS", 7)
+    rng = np.random.default_rng(sum(shape))
+    heights = rng.random(shape)
+    sea = HeightCurve(((0.0, 0.4), (0.4, 0.4), (1.0, 1.0)))
+    options = {"multiplier": 23.0, "curve": sea, "stride": stride}
+    texture = rng.integers(0, 256, (*shape, 3), dtype=np.uint8) if textured else None
+    expected = mesh_io.to_trimesh(heightfield_mesh(heights, **options), texture).export(
+        file_type="glb"
+    )
+    for mesh in (heightfield_mesh(heights, **options), heightfield_surface(heights, **options)):
+        (path,) = write_mesh(tmp_path / "m.glb", mesh, texture=texture)
+        assert path.read_bytes() == expected
