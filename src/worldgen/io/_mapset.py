@@ -281,12 +281,15 @@ def _write_terrain(
     made = carve_window(
         config, terrain_config, window, blend=blend, progress=progress, shared=False
     )
-    terrain, colour = dataclasses.replace(made.terrain, rivers=None), made.colour
+    # Only what the files need is kept, each freed once written.
+    terrain = dataclasses.replace(made.terrain, rivers=None)
+    colour, carved, pictured, height = made.colour, made.carved, made.pictured, made.height
+    del made
     written = _write_layers(
-        config, window, made.carved, out, formats, tile, blend, progress,
-        heights=made.pictured, height_files=made.height,
+        config, window, carved, out, formats, tile, blend, progress,
+        heights=pictured, height_files=height,
     )  # fmt: skip
-    del made  # its layers are written: free them before the mesh
+    del carved, pictured, height
     written.append(write_heightmap(out / "eroded.png", terrain.heights, "png16"))
     for fmt in formats:
         if fmt != "png16":
@@ -295,6 +298,7 @@ def _write_terrain(
     written.append(write_rgb_png(out / "terrain.png", colour))
     if terrain.erosion is not None:
         written.append(write_rgb_png(out / "erosion.png", _erosion_picture(terrain.erosion)))
+        terrain = dataclasses.replace(terrain, erosion=None)
     if progress is not None:
         progress("mesh")
     mesh = terrain_surface(terrain, terrain_config)

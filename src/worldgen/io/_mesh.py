@@ -180,12 +180,14 @@ class _Column:
         self.high = np.full(width, -np.inf, np.float32)
 
     def add(self, band: np.ndarray) -> None:
-        band = band.astype(np.float32)
-        if len(band):
-            self.low = np.minimum(self.low, band.min(axis=0))
-            self.high = np.maximum(self.high, band.max(axis=0))
-        self.values[self.filled : self.filled + len(band)] = band
+        values = self.values[self.filled : self.filled + len(band)]
+        values[:] = band  # rounded to float32
         self.filled += len(band)
+        for k in range(values.shape[1] if len(band) else 0):
+            # Column by column: numpy reduces a strided column much faster
+            # than the rows of an (N, 3) array along axis 0.
+            self.low[k] = min(self.low[k], values[:, k].min())
+            self.high[k] = max(self.high[k], values[:, k].max())
 
 
 def _pad4(data: bytes) -> bytes:

@@ -100,11 +100,11 @@ def carve_window(
     grown = window.grown(halo)
     world = World(config, terrain_config, shared=shared)
     stage("noise")
-    heights, erosion, flow = carve_and_water(world, grown, stage)
-    height = np.array(world.unit_heights(window))
+    heights, erosion, flow, before = carve_and_water(world, grown, stage)
     world.release()
     # Cropped views of the grown window's arrays: the window's cells.
     inner = crop_index(window, grown)
+    height = before[inner].copy()
     multiplier = config.relief if terrain_config.multiplier is None else terrain_config.multiplier
     terrain = Terrain(
         None, heights[inner], _crop_erosion(erosion, inner), _crop_flow(flow, inner),

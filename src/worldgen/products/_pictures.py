@@ -130,8 +130,33 @@ def shaded_colour(
     (1, 1, 3)
     """
     padded = _with_halo(heights, halo)
-    shade = relief_shade(config, padded, relief=relief)
-    return _band_colours(config, padded[1:-1, 1:-1], shade, blend)
+    return _joined(
+        _band_colours(config, part[1:-1, 1:-1], relief_shade(config, part, relief=relief), blend)
+        for part in _bands(padded)
+    )
+
+
+# Cells of a picture made at a time: every picture is pointwise but for the
+# slopes, which reach one cell, so bands of rows with a one-row halo give
+# the same bytes as the whole, with temporaries of a band only.
+_BAND_CELLS = 2**19
+
+
+def _band_rows(width: int) -> int:
+    return max(1, _BAND_CELLS // max(1, width))
+
+
+def _bands(padded: np.ndarray):
+    """Heights with a one-cell halo, a band of rows (and that halo) at a time."""
+    rows, step = padded.shape[0] - 2, _band_rows(padded.shape[1])
+    for r0 in range(0, rows, step):
+        yield padded[r0 : min(rows, r0 + step) + 2]
+
+
+def _joined(bands) -> np.ndarray:
+    """The pictures of the bands, one under the other."""
+    bands = list(bands)
+    return bands[0] if len(bands) == 1 else np.concatenate(bands)
 
 
 def _band_colours(config: MapConfig, heights, shade, blend: bool) -> np.ndarray:
@@ -201,13 +226,21 @@ def map_pictures(
             f"heights must be those of the window with a {PICTURE_HALO}-cell halo, shape "
             f"{window.grown(PICTURE_HALO).shape}, got {np.shape(heights)}"
         )
-    shade = relief_shade(config, heights)
-    biomes = apply_shade(config.biomes.palette()[layers.biomes], shade, strength=BIOME_SHADE)
+    palette = config.biomes.palette()
+    colour, normal, biomes = [], [], []
+    heights = np.asarray(heights)
+    starts = range(0, window.height, _band_rows(heights.shape[1]))
+    for r0, part in zip(starts, _bands(heights)):
+        shade = relief_shade(config, part)
+        rows = layers.biomes[r0 : r0 + shade.shape[0]]
+        biomes.append(apply_shade(palette[rows], shade, strength=BIOME_SHADE))
+        colour.append(_band_colours(config, part[1:-1, 1:-1], shade, blend))
+        normal.append(normal_map(part, strength=config.relief)[1:-1, 1:-1])
     return MapPictures(
         height=heights[1:-1, 1:-1],
-        colour=_band_colours(config, heights[1:-1, 1:-1], shade, blend),
-        normal=normal_map(heights, strength=config.relief)[1:-1, 1:-1],
-        biomes=biomes,
+        colour=_joined(colour),
+        normal=_joined(normal),
+        biomes=_joined(biomes),
     )
 
 

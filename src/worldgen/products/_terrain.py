@@ -253,7 +253,7 @@ def make_terrain(
         )
     layers = make_layers(map_config, window, progress=stage)
     world = World(map_config, config)
-    heights, erosion, flow = carve_and_water(world, window, stage)
+    heights, erosion, flow, _ = carve_and_water(world, window, stage)
     multiplier = map_config.relief if config.multiplier is None else config.multiplier
     carved = layers_from_heights(map_config, window, heights)
     return Terrain(
@@ -263,19 +263,21 @@ def make_terrain(
 
 def carve_and_water(
     world: World, window: Window, stage
-) -> tuple[np.ndarray, ErosionResult | None, RiverResult | None]:
+) -> tuple[np.ndarray, ErosionResult | None, RiverResult | None, np.ndarray]:
     """The final heights, erosion maps and rivers of ``window``, from one
-    carving of the window and the river regions it meets; ``stage(name,
-    *counts)`` hears the stages."""
+    carving of the window and the river regions it meets, and the map's
+    heights before carving; ``stage(name, *counts)`` hears the stages.
+    Arrays cut from ``world``'s own carving are views unless it is
+    shared."""
     if world.config.dla > 0.0:
         stage("ridges")
-    world.prepare(window, progress=stage)
-    heights, erosion = world.carve(window)
+    before = world.prepare(window, progress=stage)
+    heights, erosion = world.carve(window, copy=world.shared)
     flow = None
     if world.config.rivers:
         stage("rivers")
         flow = world.water(window, heights)
-    return heights, erosion, flow
+    return heights, erosion, flow, before
 
 
 def terrain_mesh(terrain: Terrain, config: TerrainConfig) -> Mesh:

@@ -435,10 +435,16 @@ class World:
                 window = _union(window, grown)
         return window
 
-    def prepare(self, window: Window, progress: Callable[..., None] | None = None) -> None:
+    def prepare(self, window: Window, progress: Callable[..., None] | None = None) -> np.ndarray:
         """Carve :meth:`span` of ``window`` and keep it, so that
-        :meth:`carve` and :meth:`water` of ``window`` are cut from it."""
+        :meth:`carve` and :meth:`water` of ``window`` are cut from it;
+        return the map's heights of ``window`` before carving (as
+        :meth:`unit_heights`). The heights made for the carving are
+        dropped."""
         self.carve(self.span(window), progress=progress, copy=False)
+        unit = np.array(self.unit_heights(window))
+        self._canvas = None
+        return unit
 
     def carve(
         self,
