@@ -16,8 +16,10 @@ import re
 MAP_BYTES_PER_CELL = 320
 """A map set (:func:`worldgen.io.write_map_set`): about 210-310 bytes per cell
 (heights with the tile halo, pictures, transition tiles)."""
-TERRAIN_BYTES_PER_CELL = 512
-"""A terrain set (:func:`worldgen.io.write_terrain_set`): about 445 bytes per cell."""
+TERRAIN_BYTES_PER_CELL = 176
+"""A terrain set (:func:`worldgen.io.write_terrain_set`): about 150 bytes per
+cell from 1024 x 1024 up (110 at 4096 x 4096); smaller maps need more per
+cell (the erosion tiles around them), but little in all."""
 WORLD_CHUNK_COPIES = 3.5
 """A world set holds each chunk's blocks about 3 times (the chunks, the
 assembled block array and the pictures)."""
