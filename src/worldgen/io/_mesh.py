@@ -85,8 +85,7 @@ def write_mesh(
             _write_glb(tmp, mesh, texture)
         return [target]
     if isinstance(mesh, Surface):
-        vertices, normals, uvs = mesh.vertices(0, mesh.shape[0])
-        mesh = Mesh(vertices, mesh.faces(0, mesh.shape[0] - 1), normals, uvs)
+        mesh = mesh.mesh()
     scene = to_trimesh(mesh, texture if fmt in ("glb", "obj") else None)
     if fmt == "ply" and texture is not None:
         scene.visual.vertex_colors = _sample(texture, mesh.uvs)
@@ -210,11 +209,14 @@ def _write_glb(path: pathlib.Path, mesh: Mesh | Surface, texture: np.ndarray | N
             flipped[:, 1] = 1.0 - flipped[:, 1]
             uvs.add(flipped)
     low, high = None, None
-    for band in _face_bands(mesh):
-        if band.size:
-            band = band.astype(np.uint32)
-            low = band.min() if low is None else min(low, band.min())
-            high = band.max() if high is None else max(high, band.max())
+    if isinstance(mesh, Surface) and count < 2**32:
+        low, high = 0, count - 1  # a surface's faces use every vertex
+    else:
+        for band in _face_bands(mesh):
+            if band.size:
+                band = band.astype(np.uint32)
+                low = band.min() if low is None else min(low, band.min())
+                high = band.max() if high is None else max(high, band.max())
     image = b""
     if texture is not None:
         with io.BytesIO() as f:

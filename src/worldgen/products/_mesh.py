@@ -92,8 +92,7 @@ def heightfield_mesh(
         heights, multiplier=multiplier, curve=curve, cell_size=cell_size, stride=stride,
         border=border,
     )  # fmt: skip
-    vertices, normals, uvs = surface.vertices(0, surface.shape[0])
-    return Mesh(vertices, surface.faces(0, surface.shape[0] - 1), normals, uvs)
+    return surface.mesh()
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -144,6 +143,11 @@ class Surface:
         vv, uu = np.meshgrid(v, u, indexing="ij")
         uvs = np.stack([uu.ravel(), vv.ravel()], axis=1)
         return vertices, normals, uvs
+
+    def mesh(self) -> Mesh:
+        """The whole mesh."""
+        vertices, normals, uvs = self.vertices(0, self.shape[0])
+        return Mesh(vertices, self.faces(0, self.shape[0] - 1), normals, uvs)
 
     def faces(self, r0: int, r1: int) -> np.ndarray:
         """Faces (int64 vertex indices, two per cell, see :class:`Mesh`) of

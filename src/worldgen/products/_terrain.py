@@ -284,9 +284,7 @@ def terrain_mesh(terrain: Terrain, config: TerrainConfig) -> Mesh:
     """The terrain's mesh, the sea flattened at sea level; its height
     multiplier is ``config.multiplier`` or the terrain's (a constant of the
     map, not of the window)."""
-    surface = terrain_surface(terrain, config)
-    vertices, normals, uvs = surface.vertices(0, surface.shape[0])
-    return Mesh(vertices, surface.faces(0, surface.shape[0] - 1), normals, uvs)
+    return terrain_surface(terrain, config).mesh()
 
 
 def terrain_surface(terrain: Terrain, config: TerrainConfig) -> Surface:
