@@ -180,9 +180,9 @@ def test_requests_too_big_for_memory_are_refused_with_the_way_out(tmp_path, monk
     line = one_line(runner.invoke(app, ["animate", "--out", str(tmp_path / "a"), "--frames", "9000",
                                         "--width", "1000", "--height", "1000"]))  # fmt: skip
     assert "frames, width, height: 9,000 frames of 1000 x 1000 needs about 268.2 GB" in line
-    line = one_line(runner.invoke(app, ["terrain", "--out", str(tmp_path / "t"), "--width", "2048",
-                                        "--height", "2048"]))  # fmt: skip
-    assert "a 2048 x 2048 terrain set needs about 2.0 GB" in line
+    line = one_line(runner.invoke(app, ["terrain", "--out", str(tmp_path / "t"), "--width", "4096",
+                                        "--height", "4096"]))  # fmt: skip
+    assert "a 4096 x 4096 terrain set needs about 2.8 GB" in line
     assert not any(tmp_path.iterdir())
 
 
