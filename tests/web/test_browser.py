@@ -41,7 +41,8 @@ def server():
     import uvicorn
 
     assert (STATIC / "vendor" / "maplibre-gl" / "maplibre-gl.mjs").exists(), (
-        "the page's libraries are missing: reinstall (pip install -e .) with npm available"
+        "the page's libraries are missing: they are committed under static/vendor "
+        "(scripts/refresh_vendor.py remakes them)"
     )
     app = create_app(defaults={"seed": 0})
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -220,4 +221,6 @@ def test_export_downloads_the_map_set(page):
     with zipfile.ZipFile(download.value.path()) as archive:
         names = set(archive.namelist())
     assert {"height.png", "colour.png", "biomes.png", "tilemap.json"} <= names
+    page.page.wait_for_function("document.querySelector('#export-progress span').textContent")
+    assert "done: the whole view" in page.page.inner_text("#export-progress span")
     assert page.errors == []

@@ -1,0 +1,203 @@
+"""The page's browser libraries ship inside the package: the committed copies
+are the files of the tarballs that ``package-lock.json`` pins, and a plain
+``pip install`` (no Node.js anywhere) gives a server that serves every one."""
+
+import hashlib
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from worldgen.web._app import STATIC
+
+ROOT = pathlib.Path(__file__).parents[2]
+VENDOR = STATIC / "vendor"
+MANIFEST = json.loads((VENDOR / "manifest.json").read_text())
+LOCK = json.loads((ROOT / "package-lock.json").read_text())["packages"]
+
+
+def test_manifest_pins_the_lockfiles_tarballs():
+    assert set(MANIFEST["packages"]) == {"maplibre-gl", "three"}
+    for name, package in MANIFEST["packages"].items():
+        locked = LOCK[f"node_modules/{name}"]
+        assert package["version"] == locked["version"], name
+        assert package["integrity"] == locked["integrity"], name
+        assert package["integrity"].startswith("sha512-")
+    declared = json.loads((ROOT / "package.json").read_text())["dependencies"]
+    assert {n: p["version"] for n, p in MANIFEST["packages"].items()} == declared
+
+
+def test_committed_copies_are_the_manifests_files_and_nothing_else():
+    listed = {}
+    for package in MANIFEST["packages"].values():
+        for entry in package["files"].values():
+            listed[entry["path"]] = entry["sha256"]
+    on_disk = {
+        p.relative_to(VENDOR).as_posix()
+        for p in VENDOR.rglob("*")
+        if p.is_file() and p.name != "manifest.json"
+    }
+    assert on_disk == set(listed)
+    for path, digest in listed.items():
+        assert hashlib.sha256((VENDOR / path).read_bytes()).hexdigest() == digest, path
+    # Each package ships its licence.
+    assert {p.split("/")[0] for p in listed if "LICENSE" in p} == {"maplibre-gl", "three"}
+
+
+def page_urls(read) -> set[str]:
+    """Every /static URL the page loads, following the imports of its own
+    modules: ``read(url) -> text``."""
+    html = read("/")
+    found = set(re.findall(r'(?:src|href)="(/static/[^"]+)"', html))
+    importmap = re.search(r'<script type="importmap">(.*?)</script>', html, re.S)
+    found |= set(json.loads(importmap.group(1))["imports"].values())
+    todo = [u for u in found if u.startswith("/static/js/")]
+    while todo:
+        url = todo.pop()
+        for spec in re.findall(r"""from\s+['"]([^'"]+)['"]""", read(url)):
+            if spec == "three":
+                continue  # the import map's
+            target = urllib.parse.urljoin(url, spec)
+            if target not in found:
+                found.add(target)
+                if target.startswith("/static/js/"):
+                    todo.append(target)
+    return found
+
+
+def test_every_vendor_file_the_page_loads_is_shipped():
+    def read(url):
+        path = "index.html" if url == "/" else url.removeprefix("/static/")
+        return (STATIC / path).read_text()
+
+    urls = page_urls(read)
+    assert any("maplibre-gl.mjs" in u for u in urls) and any("three.module" in u for u in urls)
+    for url in urls:
+        assert (STATIC / url.removeprefix("/static/")).is_file(), url
+    # The modules' own relative imports (three.module.js -> three.core.js).
+    for url in [u for u in urls if u.startswith("/static/vendor/")]:
+        text = (STATIC / url.removeprefix("/static/")).read_text()
+        for spec in re.findall(r"""from\s*['"](\./[^'"]+)['"]""", text):
+            assert (STATIC / urllib.parse.urljoin(url, spec).removeprefix("/static/")).is_file()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is needed to fetch the tarballs")
+def test_copies_equal_the_pinned_tarballs_from_npm():
+    """Refetch the tarballs (npm's cache only), check them against the
+    lockfile and the copies against them."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "refresh_vendor.py"), "--check", "--offline"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if "npm pack" in done.stderr and "failed" in done.stderr:
+        pytest.skip(f"the tarballs are not in npm's cache: {done.stderr.strip()[:200]}")
+    assert done.returncode == 0, done.stderr
+    assert "matches" in done.stdout
+
+
+def _fetch(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        assert response.status == 200, url
+        return response.read()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("editable", [False, True], ids=["install", "editable"])
+def test_pip_installs_without_node_and_the_page_loads_every_script(tmp_path, editable):
+    """``pip install .`` and ``pip install -e .`` in a fresh venv whose PATH
+    has no node or npm, then ``worldgen serve``: every file the page loads
+    is served, byte for byte the shipped one."""
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "package.json", "package-lock.json"):
+        shutil.copy(ROOT / name, source / name)
+    if (ROOT / "setup.py").exists():
+        shutil.copy(ROOT / "setup.py", source / "setup.py")
+    shutil.copytree(
+        ROOT / "src",
+        source / "src",
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.nbi", "*.nbc"),
+    )
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    # The dependencies (and pip, setuptools) come from this interpreter's
+    # site-packages, so nothing is downloaded; worldgen itself is installed.
+    purelib = sysconfig.get_paths()["purelib"]
+    site = next(venv.glob("lib/python*/site-packages"))
+    (site / "_deps.pth").write_text(purelib + "\n")
+    bindir = venv / "bin"
+    env = {
+        "PATH": str(bindir),
+        "HOME": str(tmp_path),
+        "PIP_NO_INDEX": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+    }
+    assert shutil.which("npm", path=env["PATH"]) is None
+    assert shutil.which("node", path=env["PATH"]) is None
+    python = str(bindir / "python")
+    argv = [python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q"]
+    done = subprocess.run(
+        [*argv, *(["-e", str(source)] if editable else [str(source)])],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    where = subprocess.run(
+        [python, "-c", "import worldgen.web._app as a; print(a.STATIC)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout.strip()
+    static = pathlib.Path(where)
+    assert static.is_relative_to(source if editable else venv), static
+    server = subprocess.Popen(
+        [str(bindir / "worldgen"), "serve", "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = server.stdout.readline()
+        match = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
+        assert match, (line, server.stderr.read() if server.poll() is not None else "")
+        base = match.group(1)
+
+        def read(url):
+            return _fetch(base + url).decode()
+
+        urls = page_urls(read)
+        shipped = {
+            f"/static/vendor/{e['path']}"
+            for p in MANIFEST["packages"].values()
+            for e in p["files"].values()
+            if e["path"].endswith((".js", ".mjs", ".css"))
+        }
+        for url in urls | shipped:
+            assert _fetch(base + url) == (STATIC / url.removeprefix("/static/")).read_bytes(), url
+    finally:
+        server.terminate()
+        deadline = time.monotonic() + 10
+        while server.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if server.poll() is None:
+            server.kill()
+        server.wait()
+        server.stdout.close()
+        server.stderr.close()
