@@ -19,7 +19,7 @@ CENTRE = 2 ** (NATIVE_ZOOM - 1)
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app(defaults={"seed": 2})) as c:
+    with TestClient(create_app(defaults={"seed": 2}), base_url="http://localhost") as c:
         yield c
 
 
@@ -33,7 +33,7 @@ def test_layers_are_tilejson_3(client, key):
     assert [d["name"] for d in docs] == list(LAYERS)
     for doc in docs:
         assert doc["tilejson"] == "3.0.0"
-        assert doc["tiles"] == [f"http://testserver/w/{key}/{doc['name']}/{{z}}/{{x}}/{{y}}.png"]
+        assert doc["tiles"] == [f"http://localhost/w/{key}/{doc['name']}/{{z}}/{{x}}/{{y}}.png"]
         assert 0 <= doc["minzoom"] <= doc["maxzoom"] == NATIVE_ZOOM
         assert len(doc["bounds"]) == 4
     assert {d["name"]: d.get("encoding") for d in docs}["height"] == "terrarium"
@@ -92,9 +92,20 @@ def test_chunks_are_bounded_meshes(client, key):
 BAD = [
     ("/w/{key}/rivers/3/0/0.png", 404, "layer must be one of"),
     ("/w/{key}/colour/17/0/0.png", 404, "tile z must be from 0 to 16"),
-    ("/w/{key}/colour/-1/0/0.png", 404, "tile z must be from 0 to 16"),
+    ("/w/{key}/colour/-1/0/0.png", 400, "tile z must be an integer in ASCII digits with no sign"),
     ("/w/{key}/colour/3/8/0.png", 404, "tile x must be from 0 to 7"),
-    ("/w/{key}/colour/3/0/-1.png", 404, "tile y must be from 0 to 7"),
+    ("/w/{key}/colour/3/0/-1.png", 400, "tile y must be an integer in ASCII digits"),
+    # One URL per tile: no space, sign, underscore, leading zero or other digits.
+    ("/w/{key}/colour/3/%200/0.png", 400, "tile x must be an integer in ASCII digits"),
+    ("/w/{key}/colour/3/+1/0.png", 400, "tile x must be an integer in ASCII digits"),
+    ("/w/{key}/colour/3/1_0/0.png", 400, "tile x must be an integer in ASCII digits"),
+    ("/w/{key}/colour/3/%D9%A3/0.png", 400, "tile x must be an integer in ASCII digits"),
+    ("/w/{key}/colour/3/0/01.png", 400, "tile y must be an integer in ASCII digits"),
+    ("/w/{key}/colour/3/0/1%0A.png", 400, "tile y must be an integer in ASCII digits"),
+    ("/w/{key}/point?x=%201&z=1", 400, "x must be an integer (ASCII digits"),
+    ("/w/{key}/point?x=1_0&z=1", 400, "x must be an integer (ASCII digits"),
+    ("/w/{key}/point?x=1&z=%D9%A3", 400, "z must be an integer (ASCII digits"),
+    ("/w/{key}/chunks?x=1&z=1&radius=+8", 400, "radius must be an integer"),
     ("/w/{key}/colour/3/1.5/0.png", 400, "tile x must be an integer"),
     ("/w/{key}/colour/z/0/0.png", 400, "tile z must be an integer"),
     ("/w/{key}/colour/3/0/99999999999999999999999999.png", 400, "tile y must be within"),
@@ -132,6 +143,18 @@ def test_bad_input_is_a_one_line_json_4xx(client, key, url, status, message):
     assert message in json.loads(r.text)["error"]
 
 
+def test_export_says_what_it_holds(client, key):
+    whole = client.get(f"/w/{key}/export?x=-3&z=7&width=20&height=12")
+    assert whole.status_code == 200
+    assert whole.headers["x-worldgen-note"] == "the whole view: 20 x 12 cells"
+    assert whole.headers["x-worldgen-window"] == "20 x 12 cells from -3, 7"
+    cut = client.get(f"/w/{key}/export?x=0&z=0&width=3000&height=10")
+    assert cut.headers["x-worldgen-window"] == "1024 x 10 cells from 988, 0"
+    assert cut.headers["x-worldgen-note"].startswith(
+        "the centre 1024 x 10 cells of the 3000 x 10 cells in view (an export holds at most 1024"
+    )
+
+
 def test_wrong_method_is_a_json_405(client):
     r = client.post("/layers")
     assert r.status_code == 405 and "error" in r.json()
@@ -161,7 +184,7 @@ def test_bound_on_inflight_work_gives_503_and_time_limit_504():
 
     async def flood():
         transport = httpx2.ASGITransport(app=app)
-        async with httpx2.AsyncClient(transport=transport, base_url="http://t") as c:
+        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost") as c:
             urls = [f"/w/{key}/colour/5/{i}/0.png" for i in range(6)]
             first = await asyncio.gather(*(c.get(u) for u in urls))
             gate.set()
@@ -184,7 +207,7 @@ def test_a_refusal_of_the_library_is_a_422_not_a_crash():
     def product(config, layer, z, x, y):
         raise ValueError("coordinates are too large")
 
-    with TestClient(create_app(product=product)) as c:
+    with TestClient(create_app(product=product), base_url="http://localhost") as c:
         key = c.get("/layers").json()[0]["worldgen"]["key"]
         r = c.get(f"/w/{key}/colour/3/0/0.png")
     assert r.status_code == 422 and r.json() == {"error": "coordinates are too large"}
@@ -203,7 +226,7 @@ def test_same_tile_requested_at_once_is_made_once():
 
     async def same():
         transport = httpx2.ASGITransport(app=app)
-        async with httpx2.AsyncClient(transport=transport, base_url="http://t") as c:
+        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost") as c:
             url = f"/w/{key}/colour/5/1/1.png"
             pending = [asyncio.ensure_future(c.get(url)) for _ in range(5)]
             await asyncio.sleep(0.2)

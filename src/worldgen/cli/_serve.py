@@ -5,7 +5,7 @@ from __future__ import annotations
 import pathlib
 from typing import Annotated
 
-from worldgen.cli._common import Opt, PresetName, _fail, _out, app
+from worldgen.cli._common import Opt, PresetName, _err, _fail, _out, app
 
 
 @app.command("serve")
@@ -18,38 +18,65 @@ def serve_command(
         PresetName | None, Opt(help="Start from a preset.", show_default="continents")
     ] = None,
     seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
-    port: Annotated[int, Opt(help="Port on 127.0.0.1 (0: a free one).")] = 0,
+    port: Annotated[int, Opt(help="Port to listen on (0: a free one).")] = 0,
+    host: Annotated[
+        str,
+        Opt(
+            help="Address to listen on; another than loopback opens the explorer to that "
+            "network, and pages must then be opened by this name.",
+        ),
+    ] = "127.0.0.1",
     open_browser: Annotated[bool, Opt("--open", help="Open the page in a browser.")] = False,
     timeout: Annotated[float, Opt(help="Seconds a tile request may wait (then 504).")] = 60.0,
 ) -> None:
     """Serve the explorer: a local page to pan, zoom and fly through the world."""
-    import socket
+    import gc
     import threading
     import webbrowser
 
-    import uvicorn
-
     from worldgen.config import load_toml
     from worldgen.web import create_app
+    from worldgen.web._server import listen, make_server
 
     try:
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be from 0 to 65535, got {port}")
+        if not host or any(c.isspace() or c in "/[]" for c in host):
+            raise ValueError(f"host must be an address or name such as 127.0.0.1, got {host!r}")
         defaults = {"preset": preset.value if preset else None, "seed": seed}
         app_ = create_app(
             load_toml(config) if config is not None else {},
             {k: v for k, v in defaults.items() if v is not None},
             timeout=timeout,
+            hosts=(host,),
         )
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", port))
+        try:
+            sock = listen(host, port)
+        except OSError as exc:
+            raise OSError(
+                f"host/port: cannot listen on {host}:{port} ({exc.strerror or exc})"
+            ) from None
     except (ValueError, TypeError, OSError) as exc:
         raise _fail(exc) from None
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{sock.getsockname()[1]}/"
+    # The socket listens already: the URL works from the moment it is shown.
     _out.print(f"worldgen explorer at {url} (Ctrl+C stops it)", markup=False, highlight=False)
     if open_browser:
-        threading.Timer(0.5, webbrowser.open, [url]).start()
-    config_ = uvicorn.Config(app_, log_level="warning", lifespan="on", timeout_keep_alive=75)
-    server = uvicorn.Server(config_)
-    server.run(sockets=[sock])
+
+        def show() -> None:
+            if not webbrowser.open(url):
+                _err.print(f"no web browser found here: open {url} in one", highlight=False)
+
+        threading.Thread(target=show, daemon=True).start()
+    server = make_server(app_)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # the server stopped on the first Ctrl-C
+    finally:
+        sock.close()
+    _err.print("worldgen explorer stopped", highlight=False)
+    # The interpreter's last garbage collections over numba's big heap take
+    # about half a second; nothing there needs them, so the exit is at once.
+    gc.freeze()

@@ -15,10 +15,17 @@ Routes (``KEY`` is a world's key, see :func:`~worldgen.web._worlds.world_key`):
 - ``GET /w/KEY/export?x=X&z=Z&width=W&height=H``: the map set of a window
   of world cells, as a zip.
 
-Bad input is a 4xx with a one-line JSON body ``{"error": "..."}``. Tile
-work runs on a thread pool; each request waits at most ``timeout`` seconds
+Bad input is a 4xx with a one-line JSON body ``{"error": "..."}``: a
+``Host`` other than a loopback name (or one the server was given) is
+refused, so a web page cannot reach the server through a DNS name of its
+own; tile coordinates are plain ASCII digits (one URL per tile). Tile work
+runs on a thread pool; each request waits at most ``timeout`` seconds
 (504), and past ``max_inflight`` computations at once new ones get 503.
-Finished tiles stay in an in-memory LRU cache of ``cache_bytes``.
+When every client waiting for a piece of work has gone, the work is
+cancelled (an export stops at its next stage). Finished tiles stay in an
+in-memory LRU cache of ``cache_bytes``. Large responses go out in pieces
+(:class:`~worldgen.web._server.PacedResponses`); ``worldgen serve`` runs
+the app with the limits of :mod:`worldgen.web._server`.
 """
 
 from __future__ import annotations
@@ -27,13 +34,19 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import dataclasses
+import functools
 import hashlib
+import ipaddress
 import pathlib
-from collections.abc import Callable, Mapping
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -41,6 +54,7 @@ from starlette.staticfiles import StaticFiles
 
 from worldgen.noise._validate import check_int, check_positive
 from worldgen.web._products import LAYERS, check_layer, point_info, tile_png
+from worldgen.web._server import PacedResponses
 from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, check_tile
 from worldgen.web._worlds import Worlds, parse_params
 
@@ -62,14 +76,81 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
 
 
-def _int(text: str, name: str, limit: int = 2**53) -> int:
-    try:
-        value = int(text)
-    except (TypeError, ValueError):
-        raise ClientError(400, f"{name} must be an integer, got {text!r}") from None
+POLL = 0.1
+"""Seconds between checks, while a request waits, that its client is still there."""
+_INTEGER = re.compile(r"-?[0-9]{1,30}")
+_TILE_INTEGER = re.compile(r"0|[1-9][0-9]{0,29}")
+
+
+def _int(text: str | None, name: str, limit: int = 2**53) -> int:
+    """A query integer: an optional minus and ASCII digits, nothing else."""
+    if text is None or not _INTEGER.fullmatch(text):
+        raise ClientError(
+            400, f"{name} must be an integer (ASCII digits, optional minus), got {text!r}"
+        )
+    value = int(text)
     if not -limit <= value <= limit:
         raise ClientError(400, f"{name} must be within +-{limit}, got {text!r}")
     return value
+
+
+def _tile_int(text: str, name: str) -> int:
+    """A tile coordinate of a URL path: ASCII digits with no sign, space,
+    underscore or leading zero, so each tile has one URL."""
+    if not _TILE_INTEGER.fullmatch(text):
+        raise ClientError(
+            400,
+            f"{name} must be an integer in ASCII digits with no sign, space or leading "
+            f"zero, got {text!r}",
+        )
+    value = int(text)
+    if value > 2**40:
+        raise ClientError(400, f"{name} must be within +-{2**40}, got {text!r}")
+    return value
+
+
+LOOPBACK_NAMES = ("localhost",)
+
+
+def host_allowed(host: str, extra: Sequence[str] = ()) -> bool:
+    """Whether a request's ``Host`` header (``name[:port]``) names this
+    server: ``localhost``, a loopback address, or one of ``extra``."""
+    name = host.strip().lower()
+    if name.startswith("["):  # [v6]:port
+        name = name[1 : name.find("]")] if "]" in name else ""
+    elif name.count(":") == 1:
+        name = name.rsplit(":", 1)[0]
+    if not name:
+        return False
+    if name in LOOPBACK_NAMES or name in {e.lower() for e in extra}:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+class HostCheck:
+    """ASGI middleware: 400 for a request whose ``Host`` is not this server's
+    (see :func:`host_allowed`), against DNS rebinding."""
+
+    def __init__(self, app, hosts: Sequence[str] = ()):
+        self.app = app
+        self.hosts = tuple(hosts)
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+            if not host_allowed(host, self.hosts):
+                allowed = ", ".join((*LOOPBACK_NAMES, "127.0.0.1", "[::1]", *self.hosts))
+                response = _error(
+                    400,
+                    f"host {host[:100]!r} is not served here (DNS rebinding?); open the page "
+                    f"at one of: {allowed}",
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class TileCache:
@@ -103,6 +184,20 @@ class TileCache:
         return len(self._items)
 
 
+class Gone(Exception):
+    """The client closed its connection before its answer was ready."""
+
+
+@dataclasses.dataclass(eq=False)
+class Work:
+    """A computation on the pool, shared by the requests that wait for it."""
+
+    future: asyncio.Future
+    stop: threading.Event
+    keep: Callable[[Any], None] | None
+    waiters: int = 0
+
+
 class Explorer:
     """The server's state: worlds, thread pool, cache and the work under way."""
 
@@ -123,35 +218,78 @@ class Explorer:
         self.cache = TileCache(cache_bytes)
         self.product = product
         self.inflight = 0
-        self._pending: dict[Any, asyncio.Future] = {}
+        self._pending: dict[Any, Work] = {}
 
-    async def run(self, key, fn: Callable[..., Any], *args, keep=None) -> Any:
+    async def run(
+        self, key, fn: Callable[..., Any], *args, keep=None, request=None, stoppable=False
+    ) -> Any:
         """``fn(*args)`` on the pool, at most once at a time per ``key``
         (later callers share the first one's result); 503 past the bound,
         504 past the time limit. ``keep(result)``, if given, is called when
-        the work succeeds, even after a 504 (so slow tiles still get cached)."""
-        future = self._pending.get(key)
-        if future is None:
+        the work succeeds, even after a 504 (so slow tiles still get cached).
+
+        While it waits, the call checks every :data:`POLL` seconds that the
+        client of ``request`` is still connected; when the last caller
+        waiting for the work has gone (or, for work without ``keep``, given
+        up at 504), the work is cancelled: dropped if it has not started,
+        and, if ``stoppable``, told to stop through ``fn(*args,
+        stop=event)`` (it raises once ``event`` is set)."""
+        work = self._pending.get(key)
+        if work is None:
             if self.inflight >= self.max_inflight:
                 raise ClientError(503, "server busy: too many tiles in the making; retry soon")
             self.inflight += 1
-            loop = asyncio.get_running_loop()
-            future = loop.run_in_executor(self.pool, fn, *args)
-            self._pending[key] = future
+            stop = threading.Event()
+            call = functools.partial(fn, *args, **({"stop": stop} if stoppable else {}))
+            future = asyncio.get_running_loop().run_in_executor(self.pool, call)
+            work = self._pending[key] = Work(future, stop, keep)
 
             def done(f: asyncio.Future) -> None:
                 self.inflight -= 1
-                self._pending.pop(key, None)
+                if self._pending.get(key) is work:
+                    del self._pending[key]
                 if keep is not None and not f.cancelled() and f.exception() is None:
                     keep(f.result())
 
             future.add_done_callback(done)
+        work.waiters += 1
+        late = False  # a 504: tiles are still made and kept
         try:
-            return await asyncio.wait_for(asyncio.shield(future), self.timeout)
+            return await self._wait(work, request)
         except TimeoutError:
+            late = work.keep is not None
             raise ClientError(504, f"tile took longer than {self.timeout:g} s; retry") from None
         except (ValueError, TypeError) as exc:  # the library's refusal, not a crash
             raise ClientError(422, str(exc)) from None
+        finally:
+            work.waiters -= 1
+            if not work.waiters and not work.future.done() and not late:
+                self._cancel(key, work)
+
+    async def _wait(self, work: Work, request) -> Any:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        while True:
+            left = deadline - loop.time()
+            if left <= 0:
+                raise TimeoutError
+            done, _ = await asyncio.wait({work.future}, timeout=min(POLL, left))
+            if done:
+                return work.future.result()
+            if request is not None and await request.is_disconnected():
+                raise Gone
+
+    def _cancel(self, key, work: Work) -> None:
+        work.stop.set()
+        work.future.cancel()  # drops it if not started; a started one sees stop
+        if self._pending.get(key) is work:
+            del self._pending[key]
+
+    def close(self) -> None:
+        """Cancel all work (the server stops)."""
+        for key, work in list(self._pending.items()):
+            self._cancel(key, work)
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
     def world(self, key: str):
         try:
@@ -198,6 +336,8 @@ def create_app(
     timeout: float = 60.0,
     cache_bytes: int = 128 * 2**20,
     product: Callable[..., bytes] = tile_png,
+    hosts: Sequence[str] = (),
+    paced_bytes: int = 256 * 2**20,
 ) -> Starlette:
     """The explorer's ASGI app.
 
@@ -222,6 +362,12 @@ def create_app(
     product : callable
         ``(config, layer, z, x, y) -> bytes``; :func:`tile_png` (tests may
         slow it down).
+    hosts : sequence of str
+        Names the ``Host`` header may give besides ``localhost`` and the
+        loopback addresses (the address the server listens on, if another).
+    paced_bytes : int
+        Bytes of large responses under way to their clients at once; past
+        it, new ones get 503 (see :class:`~worldgen.web._server.PacedResponses`).
     """
     from worldgen.voxel._outputs import thread_safe_workers
 
@@ -236,6 +382,9 @@ def create_app(
         cache_bytes=check_int(cache_bytes, "cache_bytes", 0, 2**40),
         product=product,
     )
+    if isinstance(hosts, str) or not all(isinstance(h, str) for h in hosts):
+        raise TypeError(f"hosts must be a sequence of host names, got {hosts!r}")
+    paced_bytes = check_int(paced_bytes, "paced_bytes", 0, 2**40)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -250,7 +399,9 @@ def create_app(
         except (TypeError, ValueError) as exc:
             raise ClientError(400, str(exc)) from None
         try:  # on the pool: the check samples the noise
-            world = await state.run(("world", *sorted(asked.items())), worlds.build, asked)
+            world = await state.run(
+                ("world", *sorted(asked.items())), worlds.build, asked, request=request
+            )
         except ClientError as exc:
             raise ClientError(400 if exc.status == 422 else exc.status, str(exc)) from None
         key = worlds.insert(world)
@@ -275,7 +426,7 @@ def create_app(
             info = check_layer(p["layer"])
         except ValueError as exc:
             raise ClientError(404, str(exc)) from None
-        z, x, y = (_int(p[n], f"tile {n}") for n in ("z", "x", "y"))
+        z, x, y = (_tile_int(p[n], f"tile {n}") for n in ("z", "x", "y"))
         try:
             check_tile(z, x, y, min_zoom=info.min_zoom)
         except ValueError as exc:
@@ -288,7 +439,7 @@ def create_app(
                 state.cache.put(cache_key, data)
 
             args = (config, info.name, z, x, y)
-            data = await state.run(cache_key, state.product, *args, keep=keep)
+            data = await state.run(cache_key, state.product, *args, keep=keep, request=request)
             item = state.cache.get(cache_key) or state.cache.put(cache_key, data)
         data, etag = item
         headers = {"Cache-Control": IMMUTABLE, "ETag": etag}
@@ -302,7 +453,7 @@ def create_app(
         config = state.world(key)[0]
         q = request.query_params
         x, z = _int(q.get("x"), "x", HALF), _int(q.get("z"), "z", HALF)
-        info = await state.run(("point", key, x, z), point_info, config, x, z)
+        info = await state.run(("point", key, x, z), point_info, config, x, z, request=request)
         return JSONResponse(info)
 
     async def chunks(request: Request) -> Response:
@@ -317,11 +468,13 @@ def create_app(
             raise ClientError(
                 400, f"radius must be from 1 to {MAX_CHUNK_RADIUS} blocks, got {radius}"
             )
-        data = await state.run(("chunks", key, x, z, radius), chunk_meshes, config, x, z, radius)
+        data = await state.run(
+            ("chunks", key, x, z, radius), chunk_meshes, config, x, z, radius, request=request
+        )
         return Response(data, media_type="application/json")
 
     async def export(request: Request) -> Response:
-        from worldgen.web._export import export_window, export_zip
+        from worldgen.web._export import export_note, export_window, export_zip
 
         key = request.path_params["key"]
         config = state.world(key)[0]
@@ -331,11 +484,15 @@ def create_app(
             x, z, w, h = export_window(*box)
         except ValueError as exc:
             raise ClientError(400, str(exc)) from None
-        data = await state.run(("export", key, x, z, w, h), export_zip, config, x, z, w, h)
+        data = await state.run(
+            ("export", key, x, z, w, h), export_zip, config, x, z, w, h,
+            request=request, stoppable=True,
+        )  # fmt: skip
         name = f"worldgen-{key[:8]}-{x}_{z}-{w}x{h}.zip"
         headers = {
             "Content-Disposition": f'attachment; filename="{name}"',
             "X-Worldgen-Window": f"{w} x {h} cells from {x}, {z}",
+            "X-Worldgen-Note": export_note(*box),
         }
         return Response(data, media_type="application/zip", headers=headers)
 
@@ -349,13 +506,16 @@ def create_app(
     async def http_error(request: Request, exc: HTTPException) -> Response:
         return _error(exc.status_code, exc.detail)
 
+    async def gone(request: Request, exc: Gone) -> Response:
+        return Response(status_code=499)  # nobody reads it
+
     async def server_error(request: Request, exc: Exception) -> Response:
         return _error(500, f"internal error ({type(exc).__name__}); please report it")
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
         yield
-        state.pool.shutdown(wait=False, cancel_futures=True)
+        state.close()
 
     routes = [
         Route("/", index),
@@ -371,8 +531,13 @@ def create_app(
     ]
     app = Starlette(
         routes=routes,
+        middleware=[
+            Middleware(HostCheck, hosts=tuple(hosts)),
+            Middleware(PacedResponses, budget=paced_bytes),
+        ],
         exception_handlers={
             ClientError: client_error,
+            Gone: gone,
             HTTPException: http_error,
             Exception: server_error,
         },

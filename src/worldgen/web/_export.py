@@ -6,6 +6,7 @@ import dataclasses
 import io
 import pathlib
 import tempfile
+import threading
 import zipfile
 
 from worldgen.io import write_map_set
@@ -41,15 +42,49 @@ def window_config(config: MapConfig, x: int, z: int, width: int, height: int) ->
     return dataclasses.replace(config, terrain=terrain)
 
 
-def export_zip(config: MapConfig, x: int, z: int, width: int, height: int) -> bytes:
+def export_note(x: int, z: int, width: int, height: int) -> str:
+    """What an export of this window holds, in words: all of it, or (past
+    :data:`MAX_EXPORT` cells a side) which part."""
+    w, h = export_window(x, z, width, height)[2:]
+    if (w, h) == (width, height):
+        return f"the whole view: {w} x {h} cells"
+    return (
+        f"the centre {w} x {h} cells of the {width} x {height} cells in view (an export "
+        f"holds at most {MAX_EXPORT} cells a side; zoom in to export all you see)"
+    )
+
+
+class Stopped(Exception):
+    """An export stopped because its client went away."""
+
+
+def export_zip(
+    config: MapConfig,
+    x: int,
+    z: int,
+    width: int,
+    height: int,
+    *,
+    stop: threading.Event | None = None,
+) -> bytes:
     """The map set of world cells ``x .. x + width - 1``, ``z .. z + height
     - 1`` (see :func:`export_window` for the size cap) as zip bytes, shaded
-    with the explorer's relief so it looks as the tiles do."""
+    with the explorer's relief so it looks as the tiles do.
+
+    ``stop``: when set (the client went away), the export raises
+    :class:`Stopped` at its next stage."""
     x, z, width, height = export_window(x, z, width, height)
     frame = window_config(config, x, z, width, height)
     buffer = io.BytesIO()
+
+    def progress(*_) -> None:
+        if stop is not None and stop.is_set():
+            raise Stopped("the export was cancelled")
+
+    progress()
     with tempfile.TemporaryDirectory() as folder:
-        written = write_map_set(frame, folder, relief=relief(config))
+        written = write_map_set(frame, folder, relief=relief(config), progress=progress)
+        progress()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in written:
                 name = pathlib.Path(path).relative_to(folder).as_posix()

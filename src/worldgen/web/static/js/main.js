@@ -162,7 +162,8 @@ async function exportView() {
     link.href = URL.createObjectURL(new Blob(parts, { type: 'application/zip' }));
     link.download = name ? name[1] : 'worldgen-view.zip';
     link.click();
-    label.textContent = `${response.headers.get('x-worldgen-window') || ''} done`;
+    // What the zip holds: the whole view, or (past the export's size) its centre.
+    label.textContent = `done: ${response.headers.get('x-worldgen-note') || response.headers.get('x-worldgen-window') || ''}`;
     explorer.exported = done;
   } catch (error) {
     label.textContent = '';

@@ -1,0 +1,319 @@
+"""The explorer's server against bad clients, on the loopback interface:
+half-sent requests, clients that never read, clients that go away, foreign
+``Host`` names, Ctrl-C with a client stuck. Every test bounds its time and
+its requests and stops its servers itself."""
+
+import contextlib
+import json
+import os
+import pathlib
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+from worldgen.web import create_app
+from worldgen.web._server import REQUEST_TIMEOUT, listen, make_server
+
+ROOT = pathlib.Path(__file__).parents[2]
+
+
+@contextlib.contextmanager
+def running(app, **limits):
+    """``app`` served on 127.0.0.1 by a thread; yields ``(host, port)``."""
+    sock = listen("127.0.0.1", 0)
+    server = make_server(app, **limits)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield sock.getsockname()
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+        assert not thread.is_alive()
+
+
+@contextlib.contextmanager
+def process(*argv: str):
+    """A server process (``python -m ...``) printing its URL; yields
+    ``(proc, (host, port))``, and stops it. Its allocator gives big blocks
+    back to the system when freed, so that its resident memory is what it
+    holds."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", *argv],
+        cwd=ROOT,
+        env={**os.environ, "MALLOC_MMAP_THRESHOLD_": str(2**17)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert match, (line, proc.stderr.read() if proc.poll() is not None else "")
+        yield proc, ("127.0.0.1", int(match.group(1)))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def get(address, path: str, timeout: float = 30.0) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(
+            f"http://{address[0]}:{address[1]}{path}", timeout=timeout
+        ) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def raw(address, data: bytes, *, rcvbuf: int | None = None) -> socket.socket:
+    """A connection that sent ``data`` (and, with ``rcvbuf``, a small
+    receive buffer, as a client that does not read keeps)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.settimeout(30)
+    sock.connect(address)
+    if data:
+        sock.sendall(data)
+    return sock
+
+
+def closed_after(sock: socket.socket, limit: float) -> tuple[float, bytes]:
+    """Seconds until the server closes ``sock`` (reading all it sends), and
+    what it sent; ``inf`` if still open after ``limit``."""
+    start = time.monotonic()
+    got = b""
+    sock.settimeout(0.2)
+    while time.monotonic() - start < limit:
+        try:
+            data = sock.recv(65536)
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - start, got
+        if not data:
+            return time.monotonic() - start, got
+        got += data
+    return float("inf"), got
+
+
+def rss(pid: int) -> int:
+    """Resident memory of a process, bytes."""
+    text = pathlib.Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", text).group(1)) * 1024
+
+
+def test_half_sent_requests_are_closed_within_10_s():
+    host = b"Host: 127.0.0.1\r\n"
+    halves = {
+        "nothing": b"",
+        "part of the request line": b"GET /lay",
+        "headers without their end": b"GET /layers HTTP/1.1\r\n" + host,
+        "a body cut short": b"POST /layers HTTP/1.1\r\n"
+        + host
+        + b"Content-Length: 100\r\n\r\n0123",
+    }
+    with running(create_app()) as address:
+        start = time.monotonic()
+        socks = {name: raw(address, data) for name, data in halves.items()}
+        drip = socks["one byte a second"] = raw(address, b"G")
+
+        def slowly() -> None:  # the rest of a request line, one byte a second
+            for byte in b"ET /layers HTTP/1.1\r\n":
+                time.sleep(1.0)
+                try:
+                    drip.send(bytes([byte]))
+                except OSError:
+                    return
+
+        threading.Thread(target=slowly, daemon=True).start()
+        for name, sock in socks.items():
+            seconds, said = closed_after(sock, start + 10.0 - time.monotonic())
+            assert seconds < float("inf") and time.monotonic() - start < 10.0, name
+            if not name.startswith("a body"):  # nothing answered yet: a 408 says why
+                assert said.startswith(b"HTTP/1.1 408 "), (name, said[:100])
+        for sock in socks.values():
+            sock.close()
+        # A well-behaved client is served as ever.
+        assert get(address, "/layers")[0] == 200
+    assert REQUEST_TIMEOUT <= 10.0
+
+
+def test_foreign_host_is_refused():
+    """A web page that points its own DNS name at 127.0.0.1 (DNS rebinding)
+    cannot use the server: only loopback names (and hosts given) are
+    served."""
+    with running(create_app(hosts=("box.lan",))) as address:
+
+        def ask(host: bytes) -> bytes:
+            with raw(address, b"GET /layers HTTP/1.1\r\nHost: " + host + b"\r\n\r\n") as s:
+                s.settimeout(30)
+                return s.recv(200).split(b"\r\n", 1)[0]
+
+        port = str(address[1]).encode()
+        for host in (b"evil.example", b"evil.example:" + port, b"127.0.0.1.evil.example",
+                     b"localhost.evil.example", b"", b"[::2]:" + port):  # fmt: skip
+            assert b" 400 " in ask(host), host
+        for host in (b"127.0.0.1:" + port, b"localhost:" + port, b"LOCALHOST",
+                     b"127.1.2.3", b"[::1]:" + port, b"box.lan:" + port):  # fmt: skip
+            assert b" 200 " in ask(host), host
+        assert get(address, "/layers")[0] == 200
+        with raw(address, b"GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n") as s:
+            s.settimeout(30)
+            reply = closed_after(s, 2.0)[1] or s.recv(4096)
+        assert b"not served here" in reply
+
+
+def test_never_reading_clients_leave_memory_bounded():
+    """50 clients each ask for a 4 MB response and never read it: the
+    server's memory grows by at most the paced budget (16 MB) and some
+    slack, where it would hold 50 responses and their copies (over 200 MB)
+    without the bound; it keeps answering others, and cuts the stuck
+    clients off after the send timeout."""
+    size = 4 * 2**20
+    argv = ("tests.web.stub_server", "--paced-bytes", str(16 * 2**20), "--send-timeout", "3")
+    with process(*argv) as (proc, address):
+        key = json.loads(get(address, "/layers")[1])[0]["worldgen"]["key"]
+        for i in range(3):  # warm up: full-size responses read by a good client
+            status, body = get(address, f"/w/{key}/colour/16/{i}/0.png")
+            assert status == 200 and len(body) == size
+        before = rss(proc.pid)
+        clients = [
+            raw(address, b"GET /w/%s/colour/16/%d/1.png HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                % (key.encode(), 100 + i), rcvbuf=4096)
+            for i in range(50)
+        ]  # fmt: skip
+        time.sleep(1.5)
+        grown = max(rss(proc.pid) for _ in range(5) if time.sleep(0.1) is None) - before
+        start = time.monotonic()
+        assert get(address, "/layers", timeout=5)[0] == 200
+        assert time.monotonic() - start < 2.0
+        assert grown < 48 * 2**20, f"grew {grown / 2**20:.0f} MB"
+        answers = []
+        for sock in clients:
+            seconds, said = closed_after(sock, 15.0)
+            assert seconds < 15.0
+            answers.append(said.split(b"\r\n", 1)[0])
+            sock.close()
+        assert any(b" 200 " in a for a in answers)  # served until cut off
+        assert any(b" 503 " in a for a in answers)  # past the budget: retry later
+        assert proc.poll() is None
+
+
+def _exports_spy(monkeypatch):
+    """Record each export's start and how it ended."""
+    import worldgen.web._export as export
+
+    events = []
+    original = export.write_map_set
+
+    def spy(*args, **kwargs):
+        events.append(("start", time.monotonic()))
+        try:
+            result = original(*args, **kwargs)
+        except export.Stopped:
+            events.append(("stopped", time.monotonic()))
+            raise
+        events.append(("finished", time.monotonic()))
+        return result
+
+    monkeypatch.setattr(export, "write_map_set", spy)
+    return events
+
+
+def test_dropped_exports_stop_their_work(monkeypatch):
+    """Clients that ask for exports and go away: queued exports never run,
+    running ones stop at their next stage, and a tile asked for next is
+    served at once (no 504)."""
+    events = _exports_spy(monkeypatch)
+    app = create_app(workers=2)
+    key = app.state.explorer.worlds.default
+    with running(app) as address:
+        assert get(address, f"/w/{key}/export?x=0&z=0&width=24&height=16")[0] == 200  # compiled
+        events.clear()
+        dropped = [
+            raw(address, b"GET /w/%s/export?x=%d&z=0&width=1024&height=1024 HTTP/1.1\r\n"
+                b"Host: localhost\r\n\r\n" % (key.encode(), 5000 * i))
+            for i in range(8)
+        ]  # fmt: skip
+        time.sleep(0.5)
+        for sock in dropped:
+            sock.close()
+        gone = time.monotonic()
+        status, _ = get(address, f"/w/{key}/colour/10/500/500.png", timeout=20)
+        assert status == 200
+        assert time.monotonic() - gone < 10.0
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and sum(e == "start" for e, _ in events) > sum(
+            e in ("stopped", "finished") for e, _ in events
+        ):
+            time.sleep(0.05)
+        kinds = [e for e, _ in events]
+        assert 1 <= kinds.count("start") <= 2, kinds  # the rest never started
+        assert kinds.count("finished") == 0 and kinds.count("stopped") == kinds.count("start")
+        assert max(t for _, t in events) - gone < 5.0
+        assert app.state.explorer.inflight == 0
+
+
+def test_url_is_printed_once_the_port_listens():
+    command = [sys.executable, "-m", "worldgen.cli", "serve", "--port", "0"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as p:
+        try:
+            port = int(re.search(r"127\.0\.0\.1:(\d+)/", p.stdout.readline()).group(1))
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                pass  # no retry: refused would fail here
+        finally:
+            p.kill()
+            p.wait(10)
+
+
+def test_ctrl_c_with_a_stuck_client_stops_within_a_second():
+    argv = ("worldgen.cli", "serve", "--port", "0")
+    with process(*argv) as (proc, address):
+        assert get(address, "/layers")[0] == 200  # up and running
+        stuck = raw(
+            address,
+            b"GET /static/vendor/three/three.core.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+            rcvbuf=4096,
+        )
+        half = raw(address, b"GET /lay")
+        idle = raw(address, b"")
+        time.sleep(0.5)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(10)
+        seconds = time.monotonic() - start
+        err = proc.stderr.read()
+        for sock in (stuck, half, idle):
+            sock.close()
+    assert seconds < 1.0, seconds
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and err.strip().splitlines() == ["worldgen explorer stopped"]
+
+
+def test_open_without_a_browser_says_so(tmp_path):
+    command = [sys.executable, "-m", "worldgen.cli", "serve", "--port", "0", "--open"]
+    env = {**os.environ, "BROWSER": "false", "DISPLAY": "", "WAYLAND_DISPLAY": ""}
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    ) as p:
+        try:
+            assert "worldgen explorer at" in p.stdout.readline()
+            line = p.stderr.readline()
+            assert "no web browser found here: open http://127.0.0.1:" in line
+        finally:
+            p.kill()
+            p.wait(10)
