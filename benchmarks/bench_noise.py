@@ -26,9 +26,9 @@ with a warm one (loading cached machine code).
 A peer that cannot be imported stops the script with its error, unless
 ``--allow-missing`` is given; then the report names it at the top.
 
-Peers: ``pip install numpy wheel "setuptools<81"`` then
-``pip install --no-build-isolation -e ".[bench]"`` (pyfastnoisesimd builds
-against numpy's headers without declaring them). Run from the project root:
+Peers: ``pip install -e ".[bench]"`` then ``pip install --no-build-isolation
+"pyfastnoisesimd>=0.4.2"`` (it builds against numpy's headers without
+declaring them). Run from the project root:
 
     python benchmarks/bench_noise.py --rounds 15 --write benchmarks/RESULTS.md
 """
