@@ -200,3 +200,26 @@ def voxel_config(data: dict[str, Any]):
         raise ValueError(f"unknown block {', '.join(map(repr, unknown))} in [palette]")
     palette = tuple((name, tuple(colours.get(name, colour))) for name, colour in PALETTE)
     return _build(VoxelConfig, {**data, "palette": palette}, "world")
+
+
+def config_dict(config: MapConfig) -> dict[str, Any]:
+    """``config`` as a dict shaped like its TOML file (JSON-ready: lists for
+    tuples), so that ``map_config(config_dict(c)) == c``.
+
+    Examples
+    --------
+    >>> c = MapConfig()
+    >>> map_config(config_dict(c)) == c
+    True
+    """
+    data = _listed(dataclasses.asdict(config))
+    data["biomes"]["colours"] = {name: colour for name, colour in data["biomes"]["colours"]}
+    return data
+
+
+def _listed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _listed(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_listed(v) for v in value]
+    return value

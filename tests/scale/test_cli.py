@@ -49,3 +49,124 @@ def test_block_outputs_do_not_mix_with_the_set_formats(tmp_path):
     )
     assert result.exit_code == 1
     assert "cannot be mixed with npy" in result.output
+
+
+def _outputs(out) -> dict:
+    """Everything a big run wrote that a reader sees: the store's arrays,
+    the COG's pixels and every tile's bytes."""
+    group = zarr.open_group(out / "world.zarr", mode="r")
+    got = {f"zarr:{name}": group[name][:] for name in sorted(group.array_keys())}
+    rasterio = pytest.importorskip("rasterio")
+    with rasterio.open(out / "world.tif") as src:
+        got["cog"] = src.read(1)
+    for tile in sorted((out / "tiles").rglob("*.png")):
+        got[f"tile:{tile.relative_to(out).as_posix()}"] = np.frombuffer(tile.read_bytes(), np.uint8)
+    return got
+
+
+def test_damaged_truncated_or_deleted_chunks_are_made_again(tmp_path):
+    """A finished store whose chunks were overwritten, cut short or removed:
+    the same command makes those blocks again, and every output equals a
+    clean build (never garbage with exit 0)."""
+    args = ["map", "--width", "256", "--height", "192", "--x", "-40", "--y", "16",
+            "--block", "64", "--export", "zarr", "--export", "cog", "--export", "tiles"]  # fmt: skip
+    clean, hurt = tmp_path / "clean", tmp_path / "hurt"
+    for out in (clean, hurt):
+        result = runner.invoke(app, [*args, "--out", str(out)])
+        assert result.exit_code == 0, result.output
+    group = zarr.open_group(hurt / "world.zarr", mode="r")
+    assert group.attrs["block"] == 64 and group["height"].chunks == (64, 64)  # --block reached it
+    store = hurt / "world.zarr"
+    chunk = store / "height" / "c" / "0" / "1"
+    data = bytearray(chunk.read_bytes())
+    data[len(data) // 2 : len(data) // 2 + 64] = b"\xff" * 64
+    chunk.write_bytes(bytes(data))  # overwritten
+    chunk = store / "colour" / "c" / "1" / "2" / "0"
+    chunk.write_bytes(chunk.read_bytes()[: chunk.stat().st_size // 2])  # truncated
+    (store / "biome" / "c" / "2" / "3").unlink()  # deleted
+    (store / "sha256" / "c" / "1" / "0" / "0" / "0").unlink()  # a digest deleted
+    (store / "done" / "c" / "2" / "0").write_bytes(b"garbage")  # a done mark damaged
+    result = runner.invoke(app, [*args, "--out", str(hurt)])
+    assert result.exit_code == 0, result.output
+    want, got = _outputs(clean), _outputs(hurt)
+    assert want.keys() == got.keys()
+    for name in want:
+        assert np.array_equal(want[name], got[name]), name
+
+
+def test_big_set_has_a_manifest_and_a_rerun_removes_what_a_kill_left(tmp_path):
+    """The Dask path's folder gets worldgen-set.json like every set; the
+    partial files of a run killed during the COG or the tiles are removed by
+    the next run."""
+    from worldgen.io import read_manifest
+
+    out = tmp_path / "big"
+    args = ["map", "--width", "128", "--height", "128", "--block", "64", "--out", str(out),
+            "--export", "zarr", "--export", "cog", "--export", "tiles"]  # fmt: skip
+    assert runner.invoke(app, args).exit_code == 0
+    (sets,) = read_manifest(out)
+    files = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert set(sets["files"]) == files - {"worldgen-set.json"}
+    assert "world.tif" in files and "tiles/tiles.json" in files and "world.zarr/zarr.json" in files
+    import hashlib
+
+    for rel, info in sets["files"].items():
+        assert hashlib.sha256((out / rel).read_bytes()).hexdigest() == info["sha256"], rel
+    # What a SIGKILL during the COG and the tiles leaves (names as they are made).
+    left = [out / ".world.tif.k3j2.part", out / ".world.tif.k3j2.part.tiled.tif",
+            out / ".world.tif.k3j2.part.ovr.tmp", out / "tiles" / "0" / "0" / ".0.png.x8.part",
+            out / "tiles" / ".tiles.json.a1.part"]  # fmt: skip
+    for path in left:
+        path.write_bytes(b"x" * 1000)
+    (out / "world.tif").unlink()  # killed before the COG was in place
+    assert runner.invoke(app, args).exit_code == 0
+    assert not any(path.exists() for path in left)
+    assert (out / "world.tif").exists()
+    assert {p.name for p in out.iterdir()} == {"world.zarr", "world.tif", "tiles",
+                                                 "worldgen-set.json"}  # fmt: skip
+    assert len(read_manifest(out)) == 1
+
+
+def test_ctrl_c_on_a_local_cluster_stops_at_once_in_one_line(tmp_path):
+    """Ctrl-C at a terminal reaches the whole process group: the command
+    stops within seconds with one line, no worker prints a traceback, and
+    the same command then finishes the store."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "big"
+    argv = [sys.executable, "-m", "worldgen.cli", "map", "--export", "zarr", "--dask", "local",
+            "--width", "1536", "--height", "1536", "--block", "256", "--out", str(out)]  # fmt: skip
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not any((out / "world.zarr" / "done").rglob("c/*")):
+            assert proc.poll() is None, proc.stderr.read()
+            time.sleep(0.1)
+        start = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        seconds = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert seconds < 5.0, seconds
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    lines = [
+        line
+        for line in err.splitlines()
+        if line.strip() and not line.startswith(("blocks:", "compiling kernels"))
+    ]
+    assert lines == [
+        "interrupted: the blocks made are kept in world.zarr; the same command resumes"
+    ], err
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert zarr.open_group(out / "world.zarr", mode="r")["done"][:].all()

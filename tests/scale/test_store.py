@@ -75,6 +75,82 @@ def test_a_local_map_or_another_config_is_refused(tmp_path):
                     window=Window(0, 0, 64, 64))  # fmt: skip
 
 
+def test_a_store_of_another_kind_window_block_or_version_is_refused(tmp_path, monkeypatch):
+    cfg = config()
+    window = Window(0, 0, 64, 64)
+    build_store(tmp_path / "s.zarr", "map", cfg, block=64, window=window)
+    others = {
+        "kind": dict(kind="terrain", terrain_config=CARVING),
+        "window": dict(window=Window(1, 0, 64, 64)),
+        "block": dict(block=128),
+    }
+    for differ, change in others.items():
+        args = {"kind": "map", "config": cfg, "block": 64, "window": window, **change}
+        with pytest.raises(ValueError, match=f"holds another map \\(its [a-z0-9_, ]*{differ}"):
+            build_store(tmp_path / "s.zarr", **args)
+    monkeypatch.setattr("worldgen.__version__", "0.0.1")
+    with pytest.raises(ValueError, match="its worldgen differ"):
+        build_store(tmp_path / "s.zarr", "map", cfg, block=64, window=window)
+
+
+def test_a_store_without_block_digests_is_refused(tmp_path):
+    cfg = config()
+    build_store(tmp_path / "s.zarr", "map", cfg, block=64, window=Window(0, 0, 64, 64))
+    group = zarr.open_group(tmp_path / "s.zarr", mode="r+")
+    del group.attrs["format"]  # as stores of the first layout
+    with pytest.raises(ValueError, match=r"older layout .*remove it to start again"):
+        build_store(tmp_path / "s.zarr", "map", cfg, block=64, window=Window(0, 0, 64, 64))
+
+
+def test_config_attribute_is_json_any_reader_parses(tmp_path):
+    import hashlib
+    import json
+
+    from worldgen.config import map_config
+
+    cfg = config()
+    build_store(tmp_path / "t.zarr", "terrain", cfg, CARVING, window=Window(-64, 0, 64, 64),
+                block=64)  # fmt: skip
+    text = (tmp_path / "t.zarr" / "zarr.json").read_text()
+    attrs = json.loads(text)["attributes"]
+    assert map_config(attrs["config"]["map"]) == cfg  # worldgen rebuilds it
+    assert TerrainConfig(**{k: v for k, v in attrs["config"]["terrain"].items()
+                            if k != "erosion"}) == CARVING  # fmt: skip
+    canonical = json.dumps(attrs["config"], sort_keys=True, separators=(",", ":"))
+    assert attrs["config_sha256"] == hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def test_a_block_cut_short_is_not_marked_done_and_is_made_again(tmp_path, monkeypatch):
+    """A block task stopped after its first layer's chunk (a kill): its done
+    mark and digests are not written, and the rerun makes it."""
+    cfg = config()
+    window = Window(0, 0, 128, 64)  # two blocks
+    build_store(tmp_path / "clean.zarr", "map", cfg, block=64, window=window)
+    real = _store.make_block
+
+    class Killed:
+        def __array__(self, *args, **kwargs):
+            raise RuntimeError("killed while writing its second layer")
+
+    def second_block_dies(kind, c, t, w):
+        layers = real(kind, c, t, w)
+        if w.x == 64:
+            layers["biome"] = Killed()
+        return layers
+
+    monkeypatch.setattr(_store, "make_block", second_block_dies)
+    with pytest.raises(RuntimeError, match="killed"):
+        build_store(tmp_path / "cut.zarr", "map", cfg, block=64, window=window)
+    group = zarr.open_group(tmp_path / "cut.zarr", mode="r")
+    assert group["done"][:].tolist() == [[1, 0]]
+    assert group["sha256"][0, 1].sum() == 0 and group["sha256"][0, 0].sum() > 0
+    assert group["height"][:, 64:].any()  # its first layer was written
+    monkeypatch.undo()
+    build_store(tmp_path / "cut.zarr", "map", cfg, block=64, window=window)
+    clean, cut = arrays(tmp_path / "clean.zarr"), arrays(tmp_path / "cut.zarr")
+    assert all(np.array_equal(clean[k], cut[k]) for k in clean)
+
+
 def test_resume_after_an_interruption_makes_only_the_missing_blocks(tmp_path, monkeypatch):
     cfg = config()
     whole = tmp_path / "whole.zarr"
@@ -101,13 +177,31 @@ def test_resume_after_an_interruption_makes_only_the_missing_blocks(tmp_path, mo
 @pytest.fixture(scope="module")
 def client():
     distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    from worldgen.scale._cluster import local_cluster
+
+    with local_cluster(2) as cluster, distributed.Client(cluster) as client:
         yield client
+
+
+def test_a_local_cluster_takes_no_fixed_port():
+    """Port 8787 (the dashboard's default) taken: the cluster starts all the
+    same, without a warning (warnings are errors here)."""
+    import socket
+
+    distributed = pytest.importorskip("distributed")
+    from worldgen.scale._cluster import local_cluster
+
+    taken = socket.socket()
+    try:
+        taken.bind(("127.0.0.1", 8787))
+        taken.listen()
+    except OSError:
+        pass  # taken already
+    try:
+        with local_cluster(1) as cluster, distributed.Client(cluster) as client:
+            assert client.submit(sum, [1, 2]).result() == 3
+    finally:
+        taken.close()
 
 
 def test_dask_equals_one_process(tmp_path, client):

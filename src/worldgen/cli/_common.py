@@ -291,10 +291,19 @@ def _big(kind, settings, carving, out, window, export, dask, block) -> list[path
             if not _err.is_terminal and (done == total or done % max(1, total // 10) == 0):
                 _err.print(f"{stage}: {done}/{total}", highlight=False)  # a log when piped
 
-        return write_big_set(
-            kind, settings, carving, out, formats=formats, window=window, block=block,
-            dask=dask, progress=advance,
-        )  # fmt: skip
+        try:
+            return write_big_set(
+                kind, settings, carving, out, formats=formats, window=window, block=block,
+                dask=dask, progress=advance,
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            bar.stop()
+            _err.print(
+                "[yellow]interrupted:[/yellow] the blocks made are kept in world.zarr; "
+                "the same command resumes",
+                highlight=False,
+            )
+            raise typer.Exit(130) from None
 
 
 def _globally(settings):

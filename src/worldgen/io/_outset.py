@@ -183,6 +183,45 @@ def recover(out: pathlib.Path) -> None:
         part.unlink(missing_ok=True)
 
 
+def forget_sets(out: pathlib.Path, names: Iterable[str]) -> None:
+    """Drop from ``out``'s manifest every set with a file at or under one of
+    ``names`` (outputs written in place, about to change; call with the
+    directory's lock)."""
+    names = list(names)
+
+    def touches(entry: dict) -> bool:
+        return any(
+            rel == n or rel.startswith(n + "/") for rel in entry.get("files", {}) for n in names
+        )
+
+    sets = read_manifest(out)
+    kept = [entry for entry in sets if not touches(entry)]
+    if len(kept) != len(sets):
+        _write_manifest(out, kept)
+
+
+def record_set(out: pathlib.Path, files: Iterable[str], *, command: str, about: str = "") -> None:
+    """Add the complete set of ``files`` (paths relative to ``out``, written
+    in place) to ``out``'s manifest, replacing the sets it shares a file
+    with (call with the directory's lock)."""
+    files = sorted(files)
+    entry = {
+        "command": command,
+        "about": about,
+        "files": {
+            rel: {"bytes": (out / rel).stat().st_size, "sha256": _digest(out / rel)}
+            for rel in files
+        },
+    }
+    kept = [old for old in read_manifest(out) if not set(files) & set(old.get("files", {}))]
+    _write_manifest(out, [*kept, entry])
+
+
+def _write_manifest(out: pathlib.Path, sets: list[dict]) -> None:
+    with atomic_output(out / MANIFEST) as tmp:
+        tmp.write_text(json.dumps({"format": _FORMAT, "sets": sets}, indent=1), encoding="utf-8")
+
+
 @contextlib.contextmanager
 def _locked(path: pathlib.Path, name: str) -> Iterator[None]:
     if fcntl is None:  # pragma: no cover
@@ -268,10 +307,7 @@ def _swap_in(out: pathlib.Path, staging: pathlib.Path, plan: dict) -> None:
             target = _inside(out, rel)
             target.parent.mkdir(parents=True, exist_ok=True)
             os.replace(source, target)
-    with atomic_output(out / MANIFEST) as tmp:
-        tmp.write_text(
-            json.dumps({"format": _FORMAT, "sets": plan["sets"]}, indent=1), encoding="utf-8"
-        )
+    _write_manifest(out, plan["sets"])
 
 
 def _inside(out: pathlib.Path, rel: str) -> pathlib.Path:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
+import threading
 from collections.abc import Iterator
 
 ENV = "WORLDGEN_DASK"
@@ -46,26 +48,16 @@ def connect(spec: str | None = None) -> Iterator:
             f"dask must be 'local' or a scheduler address such as tcp://host:8786 (or set {ENV})"
         )
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError as exc:
         raise _missing(exc) from None
     for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker"):
         logging.getLogger(name).setLevel(logging.ERROR)
     if spec == "local":
         workers = os.cpu_count() or 1
-        memory = _memory_per_worker(workers)
-        with (
-            LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                memory_limit=memory,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
-            ) as cluster,
-            Client(cluster) as client,
-        ):
-            yield client
+        with local_cluster(workers, _memory_per_worker(workers)) as cluster:
+            with Client(cluster) as client:
+                yield client
         return
     try:
         client = Client(spec, timeout=CONNECT_TIMEOUT)
@@ -76,6 +68,62 @@ def connect(spec: str | None = None) -> Iterator:
         ) from None
     with client:
         yield client
+
+
+@contextlib.contextmanager
+def local_cluster(workers: int, memory: int | str = "auto") -> Iterator:
+    """A ``distributed.LocalCluster`` of ``workers`` single-threaded worker
+    processes, closed when the block ends.
+
+    Its worker processes ignore SIGINT: Ctrl-C at a terminal reaches the
+    whole process group, and only this process should hear it (it then
+    closes the cluster, within a couple of seconds, instead of every worker
+    printing its own traceback). No dashboard, and the scheduler's HTTP
+    server (which would take port 8787 or warn) on a free loopback port.
+    """
+    from distributed import LocalCluster
+
+    previous = signal.getsignal(signal.SIGINT)
+    main = threading.current_thread() is threading.main_thread()
+    if main:  # the children inherit an ignored SIGINT and keep it
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit=memory,
+            host="127.0.0.1",
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            silence_logs=logging.ERROR,
+        )
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+    try:
+        yield cluster
+    except BaseException:
+        # Ctrl-C or an error: the workers may be in the middle of a block,
+        # which is not waited for (the store does not count it as done).
+        for process in _processes(cluster):
+            with contextlib.suppress(Exception):
+                process.terminate()
+        raise
+    finally:
+        with contextlib.suppress(Exception):
+            cluster.close(timeout=5)
+
+
+def _processes(cluster) -> list:
+    """The worker processes of a local cluster (their nannies' children)."""
+    found = []
+    for nanny in getattr(cluster, "workers", {}).values():
+        process = getattr(getattr(nanny, "process", None), "process", None)
+        inner = getattr(process, "_process", None)
+        if inner is not None:
+            found.append(inner)
+    return found
 
 
 def _memory_per_worker(workers: int) -> int | str:

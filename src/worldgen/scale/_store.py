@@ -15,22 +15,29 @@ array       dtype, shape      what
 
 Chunks are ``block x block`` cells (x 3 for ``colour``), one chunk per
 block and array, so each block task writes whole chunks that no other task
-touches. The group's attributes hold the kind, the config (its repr and
-SHA-256), the window, the block size, worldgen's version, the layer
-descriptions and ``complete``.
+touches. The group's attributes hold the kind, the config (a JSON object
+shaped like the TOML file, so any reader can parse it and
+:func:`worldgen.config.map_config` rebuilds it; ``terrain`` the carving's
+fields) and its SHA-256, the window, the block size, worldgen's version,
+the store's format, the layer descriptions and ``complete``.
 
 Resume: a block is done when its cell of the array ``done`` (uint8, one
-cell and one chunk per block) is 1, written after all its chunks (zarr's
+cell and one chunk per block) is 1, written after all its chunks and the
+SHA-256 of each layer's block (array ``sha256``: uint8 ``(rows, cols,
+layers, 32)``, one chunk per block, layers in :data:`LAYERS` order). zarr's
 ``LocalStore`` writes each chunk to a temporary file and renames it since
 zarr 3.1.3, hence the lower bound of the ``scale`` extra, so no chunk is
-ever half written). A rerun with the same
-config, window and block skips the done blocks and ends with the same
-bytes; one with another config refuses the store.
+ever half written. A rerun with the same config, window and block first
+checks every done block against its digests: a block whose chunks were
+damaged, truncated or deleted since is made again (the same bytes as
+before), the others are kept. A store of another map, or of another
+format, is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pathlib
 from collections.abc import Callable, Sequence
@@ -41,6 +48,8 @@ from worldgen.noise._validate import check_int
 
 BLOCK = 1024
 """Default block (and chunk) side in cells."""
+FORMAT = 2
+"""The store's layout version (2: block digests, the config as JSON)."""
 LAYERS = {
     "height": "the map's heights in [0, 1], before carving (as height.png), float32",
     "eroded": "heights in [0, 1] after DLA, erosion and rivers (terrain only), float32",
@@ -86,33 +95,82 @@ def make_block(kind: str, config, terrain_config, window) -> dict[str, np.ndarra
         }
 
 
+def _digest(values: np.ndarray) -> np.ndarray:
+    """SHA-256 of an array's C-order bytes, as 32 uint8."""
+    data = np.ascontiguousarray(values)
+    return np.frombuffer(hashlib.sha256(data.tobytes()).digest(), np.uint8)
+
+
+def _region(group, window) -> tuple[slice, slice]:
+    y0 = window.y - group.attrs["window"][1]
+    x0 = window.x - group.attrs["window"][0]
+    return slice(y0, y0 + window.height), slice(x0, x0 + window.width)
+
+
 def write_block(path: str, kind: str, config, terrain_config, window, index) -> tuple:
-    """Make block ``index`` and write its chunks, then its done marker.
+    """Make block ``index`` and write its chunks, then their digests, then
+    its done marker.
 
     A Dask task: pure and idempotent (a rerun writes the same bytes)."""
     import zarr
 
     group = zarr.open_group(path, mode="r+")
     layers = make_block(kind, config, terrain_config, window)
-    y0 = window.y - group.attrs["window"][1]
-    x0 = window.x - group.attrs["window"][0]
+    rows, cols = _region(group, window)
     for name, values in layers.items():
-        group[name][y0 : y0 + window.height, x0 : x0 + window.width] = values
+        group[name][rows, cols] = values
+    group["sha256"][index[0], index[1]] = np.stack([_digest(v) for v in layers.values()])
     group["done"][index[0], index[1]] = 1  # last: the block is complete
     return index
+
+
+def check_block(path: str, kind: str, window, index) -> bool:
+    """Whether block ``index`` is done and its chunks read back to the
+    digests written with it (a Dask task). A chunk damaged, truncated or
+    deleted since, or an unreadable marker, makes it False."""
+    import zarr
+
+    try:
+        group = zarr.open_group(path, mode="r")
+        if not group["done"][index[0], index[1]]:
+            return False
+        digests = group["sha256"][index[0], index[1]]
+        rows, cols = _region(group, window)
+        return all(
+            np.array_equal(_digest(group[name][rows, cols]), digest)
+            for name, digest in zip(_layers(kind), digests, strict=True)
+        )
+    except Exception:  # a chunk zarr cannot decode is damaged like any other
+        return False
+
+
+def config_json(kind: str, config, terrain_config) -> dict:
+    """The store's ``config`` attribute: the map config as its TOML file's
+    fields, and for ``terrain`` the carving's."""
+    import dataclasses
+
+    from worldgen.config import _listed, config_dict
+
+    return {
+        "kind": kind,
+        "map": config_dict(config),
+        "terrain": None if terrain_config is None else _listed(dataclasses.asdict(terrain_config)),
+    }
 
 
 def _identity(kind, config, terrain_config, window, block) -> dict:
     from worldgen import __version__
 
-    text = repr((kind, config, terrain_config))
+    described = config_json(kind, config, terrain_config)
+    text = json.dumps(described, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return {
         "kind": kind,
-        "config": text,
+        "config": described,
         "config_sha256": hashlib.sha256(text.encode()).hexdigest(),
         "window": [window.x, window.y, window.width, window.height],
         "block": block,
         "worldgen": __version__,
+        "format": FORMAT,
     }
 
 
@@ -132,6 +190,12 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
                 f"out: {path} exists but is not a worldgen store ({exc}); "
                 "remove it or choose another --out"
             ) from None
+        if found["format"] != FORMAT:
+            raise ValueError(
+                f"out: {path} is a store of an older layout (format {found['format']}, without "
+                f"block digests; this is format {FORMAT}): remove it to start again, or "
+                "choose another --out"
+            )
         if found != identity:
             differ = sorted(k for k in identity if found[k] != identity[k])
             raise ValueError(
@@ -148,6 +212,11 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
             shape, chunks = (*shape, 3), (*chunks, 3)
         group.create_array(name, shape=shape, chunks=chunks, dtype=dtype, fill_value=0)
     rows, cols = -(-height // block), -(-width // block)
+    layers = len(_layers(kind))
+    group.create_array(
+        "sha256", shape=(rows, cols, layers, 32), chunks=(1, 1, layers, 32), dtype=np.uint8,
+        fill_value=0,
+    )  # fmt: skip
     group.create_array("done", shape=(rows, cols), chunks=(1, 1), dtype=np.uint8, fill_value=0)
     group.attrs.update(
         {
@@ -241,9 +310,11 @@ def build_store(
         raise _missing(exc) from None
     path = pathlib.Path(path)
     group = open_store(path, kind, config, terrain_config, window, block)
-    finished = group["done"][:]
     every = blocks(window, block)
-    todo = [(index, part) for index, part in every if not finished[index]]
+    sound = _checked(every, str(path), kind, client)
+    todo = [(index, part) for index, part in every if not sound[index]]
+    if todo and group.attrs.get("complete"):
+        group.attrs["complete"] = False
     total = len(every)
     done = total - len(todo)
     if progress is not None:
@@ -254,6 +325,27 @@ def build_store(
             progress(done, total)
     group.attrs["complete"] = True
     return path
+
+
+def _checked(every: Sequence, path: str, kind: str, client) -> dict[tuple[int, int], bool]:
+    """Which blocks are done and read back to their digests (as Dask tasks
+    with a client)."""
+    if client is None:
+        return {index: check_block(path, kind, part, index) for index, part in every}
+    futures = client.map(
+        check_block,
+        [path] * len(every),
+        [kind] * len(every),
+        [part for _, part in every],
+        [index for index, _ in every],
+        key=[f"worldgen-check-{i}-{j}-{_tag(path)}" for (i, j), _ in every],
+        pure=False,
+    )
+    return dict(zip([index for index, _ in every], client.gather(futures), strict=True))
+
+
+def _tag(path: str) -> str:
+    return hashlib.sha1(path.encode()).hexdigest()[:8]
 
 
 def _run(todo: Sequence, path: str, kind, config, terrain_config, client):
@@ -273,7 +365,7 @@ def _run(todo: Sequence, path: str, kind, config, terrain_config, client):
             terrain_config,
             part,
             index,
-            key=f"worldgen-block-{index[0]}-{index[1]}-{hashlib.sha1(path.encode()).hexdigest()[:8]}",
+            key=f"worldgen-block-{index[0]}-{index[1]}-{_tag(path)}",
             retries=2,
         )
         for index, part in todo

@@ -517,10 +517,14 @@ class World:
         return self._around(chunk_range(x, z, radius))
 
     def _around(
-        self, coords: list[tuple[int, int]], todo: set[tuple[int, int]] | None = None
+        self,
+        coords: list[tuple[int, int]],
+        todo: set[tuple[int, int]] | None = None,
+        stored: Callable[[int], None] | None = None,
     ) -> Iterator[Chunk]:
         """The chunks of ``coords`` in order: those of ``todo`` (default: all
-        the store lacks) generated in the pool and stored, the rest read."""
+        the store lacks) generated in the pool and stored, the rest read;
+        ``stored(count)`` after each batch is committed."""
         store = self._store
         if todo is None:
             todo = set(coords if store is None else store.missing(coords))
@@ -545,6 +549,8 @@ class World:
                     pending.append(row)
                     if len(pending) >= BATCH:
                         store._put_rows(pending)
+                        if stored is not None:
+                            stored(len(pending))
                         pending = []
                 yield chunk
         finally:
@@ -555,6 +561,8 @@ class World:
                     if not future.cancelled() and future.exception() is None:
                         pending.append(future.result()[1])
                 store._put_rows(pending)
+                if stored is not None and pending:
+                    stored(len(pending))
 
     def pregenerate(
         self,
@@ -573,8 +581,9 @@ class World:
             As :func:`chunk_range`.
         progress : callable, optional
             ``progress(done, total)``: called with ``done = 0`` first, then
-            after each chunk is generated (nearest first, as in
-            :meth:`around`), from the calling thread.
+            after each batch of chunks is stored (committed: ``done``
+            chunks are in the store even if the process is killed the next
+            moment), from the calling thread.
 
         Returns
         -------
@@ -598,11 +607,18 @@ class World:
                 f"got {type(progress).__name__}"
             )
         todo = self._store.missing(coords)
-        if progress is not None:
-            progress(0, len(todo))
-        for done, _ in enumerate(self._around(todo, set(todo)), 1):
+        done = 0
+
+        def stored(count: int) -> None:
+            nonlocal done
+            done += count
             if progress is not None:
                 progress(done, len(todo))
+
+        if progress is not None:
+            progress(0, len(todo))
+        for _ in self._around(todo, set(todo), stored):
+            pass
         return len(todo)
 
     def _make(self, cx: int, cz: int) -> tuple[Chunk, _Row]:
