@@ -13,7 +13,7 @@ runner = CliRunner()
 SMALL = ["--width", "96", "--height", "64"]
 MAP_SET = [
     "height.png", "colour.png", "normal.png", "biomes.png", "biomes_legend.png",
-    "tilemap.json", "tilemap_tileset.png", "tilemap.csv", "autotile.csv",
+    "tilemap.json", "tilemap_tileset.png", "tilemap.csv", "tiles.csv", "autotile.csv",
     "tilemap_tileset.tsx", "tilemap.png",
 ]  # fmt: skip
 

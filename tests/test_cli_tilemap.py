@@ -31,11 +31,38 @@ def test_the_default_map_has_blob_transition_tiles_wang_sets_and_a_picture(tmp_p
     with Image.open(tmp_path / "tilemap_tileset.png") as image:
         assert image.size == (47 * 16, 8 * 16)
     with Image.open(tmp_path / "tilemap.png") as image:
-        assert image.size == (2048, 2048) and image.mode == "RGB"  # the central 128 x 128 tiles
+        assert image.size == (2048, 2048) and image.mode == "RGB"
         picture = np.asarray(image)
-    assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 500  # drawn tiles, not flat squares
+    assert len(np.unique(picture.reshape(-1, 3), axis=0)) > 200  # drawn tiles, not flat squares
     assert np.array_equal(read_tiled_json(tmp_path / "tilemap.json"),
                           read_tiles_csv(tmp_path / "tilemap.csv"))  # fmt: skip
+    # The whole 512 x 512 map, each cell its tile of tiles.csv drawn at 4 pixels.
+    from worldgen.products import DEFAULT_BANDS, Tileset
+    from worldgen.products._classify import band_colours
+
+    ids = read_tiles_csv(tmp_path / "tiles.csv")
+    assert ids.shape == (512, 512)
+    small = Tileset("blob47", tile_size=4)
+    assert np.array_equal(picture, small.render(ids, small.draw(band_colours(DEFAULT_BANDS))))
+
+
+def test_tiles_csv_holds_the_tiles_tilemap_json_draws(tmp_path):
+    """The engine recipe (Godot's TileMapLayer, Unity): tiles.csv is each
+    cell's tile in tilemap_tileset.png, exactly the gids of tilemap.json
+    less one, on every cell."""
+    import base64
+    import zlib
+
+    result = runner.invoke(app, ["map", "--out", str(tmp_path), *SMALL])
+    assert result.exit_code == 0, result.output
+    document = json.loads((tmp_path / "tilemap.json").read_text())
+    (layer,) = [la for la in document["layers"] if la["type"] == "tilelayer"]
+    raw = base64.b64decode(layer["data"])
+    raw = zlib.decompress(raw) if layer.get("compression") == "zlib" else raw
+    gids = np.frombuffer(raw, "<u4").reshape(64, 96).astype(np.int64)
+    assert np.array_equal(read_tiles_csv(tmp_path / "tiles.csv"), gids - 1)
+    classes = read_tiles_csv(tmp_path / "tilemap.csv")
+    assert np.array_equal((gids - 1) // 47, classes)  # tile row = band
 
 
 @pytest.mark.parametrize(("kind", "columns"), [("edge16", 16), ("flat", 8)])

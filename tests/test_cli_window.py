@@ -48,10 +48,26 @@ def test_a_window_is_a_crop_of_the_map_normalised_globally(tmp_path, small_map):
     np.testing.assert_array_equal(far[:14, 20:], none[50:, :20])
 
 
-def test_the_window_of_the_whole_map_keeps_local_normalisation(tmp_path, small_map):
+def test_a_window_as_big_as_the_map_is_still_a_window(tmp_path, small_map):
+    """--x 0 --y 0 over the whole map: normalised 'global' as every window
+    (so it joins the windows beside it), and the output says so; 'local'
+    only when asked."""
+    glob, _ = _heights(tmp_path, "glob", "--config", str(small_map), "--normalize", "global")
+    origin, said = _heights(tmp_path, "origin", "--config", str(small_map), "--x", "0", "--y", "0")
+    np.testing.assert_array_equal(origin, glob)
+    assert "heights normalised 'global' so that windows join" in said
+    east, _ = _heights(tmp_path, "east", "--config", str(small_map), "--x", "96", "--y", "0")
+    beyond, _ = _heights(
+        tmp_path, "beyond", "--config", str(small_map), "--x", "0", "--y", "0",
+        "--width", "192", "--height", "64",
+    )  # fmt: skip
+    np.testing.assert_array_equal(np.hstack([origin, east]), beyond)  # neighbours join
     plain, _ = _heights(tmp_path, "plain", "--config", str(small_map))
-    origin, _ = _heights(tmp_path, "origin", "--config", str(small_map), "--x", "0", "--y", "0")
-    np.testing.assert_array_equal(plain, origin)
+    local, _ = _heights(
+        tmp_path, "local", "--config", str(small_map), "--x", "0", "--y", "0",
+        "--normalize", "local",
+    )  # fmt: skip
+    np.testing.assert_array_equal(plain, local)
     assert plain.min() == 0.0 and plain.max() == 1.0  # 'local' stretches the map to 0..1
 
 

@@ -30,8 +30,9 @@ call, so it must be set at import, before any kernel runs.
 
 Where numba can write neither beside the sources nor in the user's cache
 folder (a read-only install and a read-only ``$HOME``), compiled code is
-cached in a private folder under the system's temporary directory instead,
-or, if that fails too, not cached at all; either way with one warning.
+cached in a private folder under the system's temporary directory instead
+(with one warning when the folder is made; later runs use it silently),
+or, if that fails too, not cached at all (one warning a run).
 """
 
 from __future__ import annotations
@@ -91,10 +92,13 @@ def interruptible() -> Iterator[None]:
 
 def _cache_elsewhere() -> None:
     """Point numba's cache at a private temporary folder, or turn it off;
-    warn once."""
-    folder = _private_temp_folder()
+    warn once: when the folder is made (later runs that find it say
+    nothing), or on every run if there is no folder."""
+    folder, made = _private_temp_folder()
     if folder is not None:
         numba.config.CACHE_DIR = folder
+        if not made:
+            return
         where = f"in {folder}"
     else:
         OPTIONS["cache"] = False  # shared with numba overloads, which read it later
@@ -108,24 +112,25 @@ def _cache_elsewhere() -> None:
     )
 
 
-def _private_temp_folder() -> str | None:
+def _private_temp_folder() -> tuple[str | None, bool]:
     """A folder under the temporary directory that only this user can
-    write (kept between runs), or None."""
+    write (kept between runs), or None; and whether this call made it."""
     try:
         uid = os.getuid() if hasattr(os, "getuid") else 0
         folder = os.path.join(tempfile.gettempdir(), f"worldgen-numba-cache-{uid}")
+        made = True
         try:
             os.mkdir(folder, 0o700)
         except FileExistsError:
-            pass
+            made = False
         info = os.lstat(folder)
         private = stat.S_ISDIR(info.st_mode) and not info.st_mode & 0o022
         if not (private and info.st_uid == uid and os.access(folder, os.W_OK)):
-            folder = tempfile.mkdtemp(prefix="worldgen-numba-cache-")
+            folder, made = tempfile.mkdtemp(prefix="worldgen-numba-cache-"), True
         tempfile.TemporaryFile(dir=folder).close()
-        return folder
+        return folder, made
     except OSError:
-        return None
+        return None, True
 
 
 @contextlib.contextmanager

@@ -120,6 +120,15 @@ def load_toml(path: str | os.PathLike) -> dict[str, Any]:
             return tomllib.load(handle)
     except FileNotFoundError:
         raise ValueError(f"config file not found: {path}") from None
+    except IsADirectoryError:
+        raise ValueError(f"config file {path} is a folder; give a TOML file") from None
+    except OSError as exc:
+        raise OSError(f"config file {path} cannot be read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"config file {path} is not UTF-8 text ({exc.reason} at byte {exc.start}); give "
+            "a TOML file (`worldgen config --example map` prints one)"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"config file {path} is not valid TOML: {exc}") from None
 

@@ -28,7 +28,9 @@ def test_large_but_finite_growth_still_works():
     assert lo <= values.min() and values.max() <= hi
 
 
-@pytest.mark.parametrize("dtype", ["banana", "f8,f4", np.int32, 3.5, object])
+@pytest.mark.parametrize(
+    "dtype", ["banana", "f8,f4", np.int32, 3.5, object, np.float64(1.0), np.float32(0), None]
+)
 def test_bad_dtype_is_rejected(dtype):
     with pytest.raises(ValueError, match=r"dtype must be numpy.float64 or numpy.float32"):
         Perlin()(0.5, 0.5, dtype=dtype)

@@ -44,7 +44,7 @@ def _arrays(t):
 def _pictures(folder):
     out = {name: np.asarray(Image.open(folder / name)) for name in PICTURES}
     out["eroded.npy"] = np.load(folder / "eroded.npy")
-    for name in ("tilemap.csv", "autotile.csv"):
+    for name in ("tilemap.csv", "tiles.csv", "autotile.csv"):
         out[name] = np.loadtxt(folder / name, delimiter=",", dtype=np.int64)
     return out
 

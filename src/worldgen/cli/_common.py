@@ -193,12 +193,14 @@ def _map_window(
     window's size (default: the map's), the map itself keeps the size of the
     preset and file (default 512 x 512, which fixes its centre and mask) and
     the window's top-left is world cell ``(x, y)``, so every window is a
-    crop of the same map. A window that is not the whole map must be
-    normalised 'global' (its default) or 'none': 'local' stretches each
-    window to its own range, so windows would not join.
+    crop of the same map. A window is normalised 'global' unless the
+    options, preset or file say otherwise (even a window as big as the map:
+    so that it joins its neighbours, which the output line then says); 'none'
+    works too, and 'local' (which stretches each window to its own range,
+    so windows would not join) only for the whole map.
 
     Returns the config dict, the map's width and height, and the window
-    (``None`` for the whole map).
+    (``None`` for the whole map made with 'local').
     """
     from worldgen.config import merge
     from worldgen.world import Window
@@ -207,12 +209,12 @@ def _map_window(
         return (*_map_data(config, preset, terrain), None)
     data, w, h = _map_data(config, preset, {**terrain, "width": None, "height": None})
     window = Window(x or 0, y or 0, terrain.get("width") or w, terrain.get("height") or h)
-    if window == Window(0, 0, w, h):
-        return data, w, h, None
     normalize = data.get("terrain", {}).get("normalize")
     if normalize is None:
         return merge(data, {"terrain": {"normalize": "global"}}), w, h, window
     if normalize == "local":
+        if window == Window(0, 0, w, h):
+            return data, w, h, None  # asked for: the whole map, stretched to its range
         where = "--normalize local" if terrain.get("normalize") else "normalize = 'local' (config)"
         raise ValueError(
             f"{where} stretches each window to its own range, so windows would not join; "
@@ -325,5 +327,6 @@ def _described(settings, window) -> str:
         return f"{t.width}x{t.height}, seed {t.seed}"
     return (
         f"{window.width}x{window.height} at x {window.x}, y {window.y} of the "
-        f"{t.width}x{t.height} map, seed {t.seed}"
+        f"{t.width}x{t.height} map, seed {t.seed}, heights normalised {t.normalize!r}"
+        + (" so that windows join" if t.normalize == "global" else "")
     )

@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image
 
 from worldgen.io._atomic import atomic_output, check_file_name
-from worldgen.noise._validate import check_positive
+from worldgen.noise._validate import check_bool, check_positive
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 
@@ -98,6 +98,7 @@ def write_gif(
             f"fps must be from 0.01 to 100 (GIF delays are whole 1/100 s, at most 655 s), "
             f"got {fps!r}"
         )
+    loop = check_bool(loop, "loop")
     images = [Image.fromarray(frame) for frame in frames]
     options = {"duration": round(1000.0 / rate), "disposal": 2}
     if loop:

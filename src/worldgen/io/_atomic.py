@@ -38,6 +38,10 @@ def atomic_output(path: str | os.PathLike) -> Iterator[pathlib.Path]:
     'hi'
     """
     target = pathlib.Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(
+            f"path {str(path)!r} is a folder ({target.resolve()}), not a file; give the file's name"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     os.close(fd)

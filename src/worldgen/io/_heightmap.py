@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 from PIL import Image
 
-from worldgen._checks import finite_values, height_field
+from worldgen._checks import height_field
 from worldgen.io._atomic import atomic_output, check_file_name
 from worldgen.io._image import check_unit, write_grey_png
 from worldgen.noise._validate import check_int
@@ -83,8 +83,8 @@ def write_float_tiff(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Pa
 
 
 def write_npy(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
-    """Heights as a float32 ``.npy`` file."""
-    values = finite_values(heights, "heights")
+    """Heights ``(H, W)`` as a float32 ``.npy`` file."""
+    values = height_field(heights)
     if not (np.abs(values) <= np.finfo(np.float32).max).all():
         raise ValueError("heights must fit in float32 (|h| <= 3.4e38) for a .npy height map")
     target = pathlib.Path(path)
@@ -99,6 +99,7 @@ def write_heightmap(path: str | os.PathLike, heights: np.ndarray, fmt: str) -> p
     gets the format's)."""
     if not isinstance(fmt, str) or fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    heights = height_field(heights)  # every format is of one 2-D map
     target = pathlib.Path(path)
     if not target.suffix:
         target = target.with_suffix(_SUFFIX[fmt])

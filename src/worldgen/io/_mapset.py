@@ -22,12 +22,15 @@ from worldgen.products._maps import MapConfig, make_layers
 from worldgen.products._pictures import map_pictures
 from worldgen.products._shading import legend
 from worldgen.products._terrain import TerrainConfig, terrain_surface
+from worldgen.products._tileset import Tileset
+from worldgen.terrain._erosion import MAX_DROPLETS_PER_CELL, MAX_THERMAL_PER_SIDE
 from worldgen.world._window import Window
 
 # The stages a map set goes through, for progress reports; a terrain set
 # adds its own between "clean-up" and "pictures", and "mesh" at the end.
 STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "files")
-# The largest side of tilemap.png, in pixels; a bigger map shows its centre.
+# The largest side of tilemap.png, in pixels (unless the map has more cells):
+# a bigger map is drawn with smaller tiles.
 PREVIEW_PIXELS = 2048
 # Eroded or deposited height shown at full strength in erosion.png: about
 # the 99th percentile with the default droplets.
@@ -63,9 +66,12 @@ def write_map_set(
     map), ``biomes.png`` and ``biomes_legend.png``, ``tilemap.json`` (Tiled
     map editor, drawn with ``config.tileset``: ``tilemap_tileset.png``, and
     for a transition tileset its terrain set and ``tilemap_tileset.tsx``),
-    ``tilemap.png`` (the tile map drawn with its tiles: whole, or its
-    central :data:`PREVIEW_PIXELS` square when bigger), ``tilemap.csv`` (the
-    cleaned-up band classes) and ``autotile.csv`` (each tile's 8-neighbour
+    ``tilemap.png`` (the whole tile map drawn with its tiles, smaller
+    for maps of more than :data:`PREVIEW_PIXELS` / ``tile_size`` cells a
+    side, see :func:`tilemap_picture`), ``tilemap.csv`` (the
+    cleaned-up band classes), ``tiles.csv`` (each cell's tile in
+    ``tilemap_tileset.png``, row-major: the ids ``tilemap.json`` draws, less
+    one) and ``autotile.csv`` (each tile's 8-neighbour
     autotile bitmask, see :func:`~worldgen.terrain.autotile_masks`). ``formats`` adds height
     maps in more formats (see :data:`worldgen.io.FORMATS`), each under its
     own name (:data:`HEIGHT_FILES`: ``height8.png``, ``height.raw``,
@@ -111,13 +117,6 @@ def _about(config: MapConfig) -> str:
     return f"{t.width}x{t.height}, seed {t.seed}"
 
 
-# Most work a terrain set may ask for: droplets per map cell, and thermal
-# iterations per cell of width + height. Beyond them more work changes
-# little (slopes settle across the map in a few times its side) and would
-# take hours.
-MAX_DROPLETS_PER_CELL = 256
-MAX_THERMAL_PER_SIDE = 2
-
 _TOO_BIG = (
     "make a smaller map, or make the big one block by block with --export zarr "
     "(add --dask local to use every core; worldgen.scale.write_big_set in the library)"
@@ -140,11 +139,19 @@ def _check_work(
         need, what = MAP_BYTES_PER_CELL * w * h, "map"
     else:
         need, what = TERRAIN_BYTES_PER_CELL * w * h, "terrain"
-        most = MAX_DROPLETS_PER_CELL * w * h
+        for name, side in (("width", w), ("height", h)):
+            if side < 2:
+                raise ValueError(
+                    f"{name} must be at least 2 cells for a terrain (erosion moves between "
+                    f"cells and the mesh needs two samples each way), got {side}"
+                )
+        # Droplets are spread over the map (a window erodes at the map's density).
+        mw, mh = config.terrain.width, config.terrain.height
+        most = MAX_DROPLETS_PER_CELL * mw * mh
         if terrain_config.droplets is not None and terrain_config.droplets > most:
             raise ValueError(
                 f"droplets must be at most {MAX_DROPLETS_PER_CELL} per map cell ({most:,} for "
-                f"this {w} x {h} map), got {terrain_config.droplets:,}; the default is one per "
+                f"this {mw} x {mh} map), got {terrain_config.droplets:,}; the default is one per "
                 "four cells, and more than a few per cell only deepens the same valleys"
             )
         most = MAX_THERMAL_PER_SIDE * (w + h)
@@ -201,6 +208,7 @@ def _write_layers(
     ]
     written += _write_tilemap(config, layers, out)
     written.append(write_tiles_csv(out / "tilemap.csv", layers.tiles))
+    written.append(write_tiles_csv(out / "tiles.csv", layers.tile_ids))
     written.append(write_tiles_csv(out / "autotile.csv", layers.autotile))
     for fmt in formats:
         if fmt != "png16":
@@ -224,13 +232,32 @@ def _write_tilemap(config: MapConfig, layers, out: pathlib.Path) -> list[pathlib
     written = [tiled, tiled.with_name(f"{tiled.stem}_tileset.png")]
     if not flat:
         written.append(tiled.with_name(f"{tiled.stem}_tileset.tsx"))
-    side = max(1, PREVIEW_PIXELS // tileset.tile_size)
-    height, width = layers.tile_ids.shape
-    y, x = max(0, (height - side) // 2), max(0, (width - side) // 2)
-    ids = layers.tile_ids[y : y + side, x : x + side]
-    picture = tileset.render(ids, tileset.draw(colours))
-    written.append(write_rgb_png(out / "tilemap.png", picture))
+    written.append(write_rgb_png(out / "tilemap.png", tilemap_picture(tileset, colours, layers)))
     return written
+
+
+def tilemap_picture(tileset: Tileset, colours: np.ndarray, layers) -> np.ndarray:
+    """The whole tile map drawn with its tiles, at most
+    :data:`PREVIEW_PIXELS` a side: at ``tile_size`` pixels a cell if that
+    fits, else with the same tiles drawn smaller (down to 4 pixels), else
+    each cell a square of its tile's mean colour (1 to 3 pixels), else one
+    pixel for every ``k``-th cell of every ``k``-th row."""
+    ids = layers.tile_ids
+    side = max(ids.shape)
+    size = min(tileset.tile_size, max(1, PREVIEW_PIXELS // side))
+    small = dataclasses.replace(tileset, tile_size=max(size, 4))
+    image = small.draw(colours)
+    if size >= 4:
+        return small.render(ids, image)
+    n = small.tile_size
+    rows, cols = image.shape[0] // n, image.shape[1] // n
+    means = image.reshape(rows, n, cols, n, 3).mean(axis=(1, 3)).reshape(rows * cols, 3)
+    means = np.rint(means).astype(np.uint8)
+    step = -(-side // PREVIEW_PIXELS)  # > 1 only past PREVIEW_PIXELS cells a side
+    cells = means[ids[::step, ::step]]
+    if size == 1:
+        return cells
+    return np.repeat(np.repeat(cells, size, axis=0), size, axis=1)
 
 
 def write_terrain_set(

@@ -109,7 +109,7 @@ def read_tiles_csv(path: str | os.PathLike) -> np.ndarray:
         non-negative integer.
     """
     source = pathlib.Path(path)
-    text = source.read_text()
+    text = _read_text(source, "a tile CSV")
     if not text.strip():
         raise ValueError(f"{source}: the file holds no tile rows")
     try:
@@ -446,18 +446,36 @@ def _layer_gids(layer: dict, source: pathlib.Path) -> np.ndarray:
         return gids.astype(np.int64)
     if layer["encoding"] != "base64" or not isinstance(data, str):
         raise ValueError(f"{source}: unknown tile layer encoding {layer['encoding']!r}")
-    raw = base64.b64decode(data)
     compression = layer.get("compression", "")
-    if compression == "zlib":
-        raw = zlib.decompress(raw)
-    elif compression == "gzip":
-        raw = gzip.decompress(raw)
-    elif compression:
+    if compression not in ("", "zlib", "gzip"):
         raise ValueError(
             f"{source}: tile layer compression {compression!r} is not supported; in Tiled, "
             "set the map's tile layer format to CSV, or base64 uncompressed, zlib or gzip"
         )
-    return np.frombuffer(raw, dtype="<u4").astype(np.int64)
+    try:
+        raw = base64.b64decode(data, validate=True)
+        if compression == "zlib":
+            raw = zlib.decompress(raw)
+        elif compression == "gzip":
+            raw = gzip.decompress(raw)
+        return np.frombuffer(raw, dtype="<u4").astype(np.int64)
+    except (ValueError, zlib.error, OSError, EOFError) as exc:
+        what = f"{compression}-compressed " if compression else ""
+        raise ValueError(
+            f"{source}: the tile layer's base64 {what}data is damaged ({exc}); save the map "
+            "again from Tiled"
+        ) from None
+
+
+def _read_text(source: pathlib.Path, what: str) -> str:
+    """A text file's contents, with an error naming the file if it is not
+    UTF-8 text."""
+    try:
+        return source.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{source}: not a UTF-8 text file ({exc.reason}); expected {what}"
+        ) from None
 
 
 def read_tiled_json(path: str | os.PathLike) -> np.ndarray:
@@ -484,7 +502,7 @@ def read_tiled_json(path: str | os.PathLike) -> np.ndarray:
     """
     source = pathlib.Path(path)
     try:
-        document = json.loads(source.read_text())
+        document = json.loads(_read_text(source, "a Tiled JSON map"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{source}: not a JSON file: {exc}") from None
     if not isinstance(document, dict) or document.get("type", "map") != "map":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import numbers
 from typing import ClassVar, NamedTuple
 
 import numba
@@ -111,7 +112,22 @@ class Noise:
     dimensions: ClassVar[tuple[int, ...]] = (1, 2, 3, 4)
 
     def bounds(self, ndim: int) -> tuple[float, float]:
-        """The closed interval every sample in ``ndim`` dimensions lies in."""
+        """The closed interval every sample in ``ndim`` dimensions lies in.
+
+        Raises
+        ------
+        TypeError
+            If ``ndim`` is not an integer.
+        ValueError
+            If the noise has no ``ndim``-D form (see ``dimensions``).
+        """
+        if isinstance(ndim, (bool, np.bool_)) or not isinstance(ndim, numbers.Integral):
+            raise TypeError(f"ndim must be an integer, one of {self.dimensions}, got {ndim!r}")
+        if int(ndim) not in self.dimensions:
+            raise ValueError(f"ndim must be one of {self.dimensions} for {self.name}, got {ndim!r}")
+        return self._bounds(int(ndim))
+
+    def _bounds(self, ndim: int) -> tuple[float, float]:
         raise NotImplementedError
 
     def with_seed(self, seed: int) -> Noise:
@@ -264,7 +280,7 @@ class Perlin(Noise):
     def __post_init__(self):
         _canonical(self)
 
-    def bounds(self, ndim: int) -> tuple[float, float]:
+    def _bounds(self, ndim: int) -> tuple[float, float]:
         b = self._BOUNDS[ndim]
         return (-b, b)
 
@@ -315,7 +331,7 @@ class Value(Noise):
         _canonical(self)
         check_choice(self.interpolation, "interpolation", _INTERPOLATIONS)
 
-    def bounds(self, ndim: int) -> tuple[float, float]:
+    def _bounds(self, ndim: int) -> tuple[float, float]:
         return (-1.0, 1.0)
 
     def with_seed(self, seed: int) -> Value:
@@ -357,7 +373,7 @@ class Simplex(Noise):
     def __post_init__(self):
         _canonical(self)
 
-    def bounds(self, ndim: int) -> tuple[float, float]:
+    def _bounds(self, ndim: int) -> tuple[float, float]:
         return (-1.0, 1.0)
 
     def with_seed(self, seed: int) -> Simplex:
@@ -420,7 +436,7 @@ class Cellular(Noise):
         check_choice(self.metric, "metric", _METRICS)
         check_range(self.jitter, "jitter", 0.0, 1.0)
 
-    def bounds(self, ndim: int) -> tuple[float, float]:
+    def _bounds(self, ndim: int) -> tuple[float, float]:
         a = 0.5 + 0.5 * float(self.jitter)
         first = a if self.feature == "f1" else a + 0.5
         if self.metric == "euclidean":
@@ -542,8 +558,8 @@ class Fractal(Noise):
     def seed(self) -> int:
         return self.base.seed
 
-    def bounds(self, ndim: int) -> tuple[float, float]:
-        lo, hi = self.base.bounds(ndim)
+    def _bounds(self, ndim: int) -> tuple[float, float]:
+        lo, hi = self.base._bounds(ndim)
         if self.mode == "fbm":
             return (lo, hi)
         small = 0.0 if lo <= 0.0 <= hi else min(abs(lo), abs(hi))

@@ -91,6 +91,13 @@ _DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 def check_dtype(dtype: object) -> np.dtype:
     # A failed resolution must not be compared as None: numpy's
     # ``dtype('f8') == None`` is True.
+    # Only a type, dtype or name: numpy would also read a value (np.float64(1.0))
+    # or None as float64.
+    if not isinstance(dtype, (type, np.dtype, str)):
+        raise ValueError(
+            f"dtype must be numpy.float64 or numpy.float32 (the type), got {dtype!r} of type "
+            f"{type(dtype).__name__}"
+        )
     try:
         resolved = np.dtype(dtype)
     except (TypeError, ValueError):

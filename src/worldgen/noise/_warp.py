@@ -69,8 +69,8 @@ class Warp(Noise):
     def seed(self) -> int:
         return self.base.seed
 
-    def bounds(self, ndim: int) -> tuple[float, float]:
-        return self.base.bounds(ndim)
+    def _bounds(self, ndim: int) -> tuple[float, float]:
+        return self.base._bounds(ndim)
 
     def with_seed(self, seed: int) -> Warp:
         check_seed(seed)

@@ -110,9 +110,32 @@ class BiomeTable:
                 f"biome table must have shape (temperature, elevation, moisture) = {shape}, "
                 f"got {table.shape}"
             )
-        known = {name for name, _ in self.colours}
-        for colour_name, colour in self.colours:
-            check_colour(colour, f"biome {colour_name!r} colour")
+        colours = self.colours
+        if not isinstance(colours, (tuple, list)) or not 1 <= len(colours) <= 256:
+            raise ValueError(
+                f"biome colours must be 1 to 256 (name, (r, g, b)) pairs, got {colours!r:.200}"
+            )
+        names = []
+        for item in colours:
+            if not (
+                isinstance(item, (tuple, list))
+                and len(item) == 2
+                and isinstance(item[0], str)
+                and item[0]
+            ):
+                raise ValueError(
+                    f"biome colours must be (name, (r, g, b)) pairs with a non-empty name, "
+                    f"got {item!r:.100}"
+                )
+            check_colour(item[1], f"biome {item[0]!r} colour")
+            names.append(item[0])
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(
+                f"biome colours name {', '.join(map(repr, twice))} more than once; give each "
+                "biome one colour"
+            )
+        known = set(names)
         missing = sorted({str(n) for n in table.ravel()} - known)
         if missing:
             raise ValueError(f"biome table names biomes without a colour: {', '.join(missing)}")

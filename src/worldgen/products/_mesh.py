@@ -190,6 +190,11 @@ def heightfield_surface(
     stride = check_int(stride, "stride", 1, 2**20)
     if curve is not None and not isinstance(curve, HeightCurve):
         raise TypeError(f"curve must be a HeightCurve, got {type(curve).__name__}")
+    if not cell * (max(h.shape) - 1) <= 1e300:  # the farthest vertex stays finite
+        raise ValueError(
+            f"cell_size={cell!r} puts the mesh's far edge beyond 1e300 ({max(h.shape)} samples "
+            "a side); use a smaller cell_size"
+        )
 
     with np.errstate(over="ignore"):
         y = (curve(h) if curve is not None else h) * multiplier

@@ -484,8 +484,10 @@ def fill_lakes(
     max_size : int
         Bodies of fewer than ``max_size`` cells are filled.
     fill : int
-        The class filled bodies take. It may be a water class, to relabel
-        small lakes rather than remove them.
+        The class filled bodies take (a water class relabels small lakes
+        rather than removing them). Class ids are dense, as band indices
+        are: at most one more than the largest class on the map or in
+        ``water``.
 
     Returns
     -------
@@ -499,8 +501,8 @@ def fill_lakes(
         ``fill`` are not integers.
     ValueError
         If ``tiles`` is not a non-empty 2-D array or holds negative ids,
-        ``max_size`` is not positive, or ``fill`` is negative or too big
-        for the dtype.
+        ``max_size`` is not positive, or ``fill`` is negative, too big for
+        the dtype, or skips classes (see ``fill``).
 
     Notes
     -----
@@ -530,6 +532,12 @@ def fill_lakes(
     if max_size < 1:
         raise ValueError(f"max_size must be a positive integer (a cell count), got {max_size!r}")
     fill = _check_fill(fill, tiles)
+    top = max(int(tiles.max()), int(water.max()) if water.size else 0)
+    if fill > top + 1:
+        raise ValueError(
+            f"fill={fill} skips classes: the map's classes (and water) run up to {top}, so "
+            f"fill may be at most {top + 1}; class ids are dense, as band indices are"
+        )
     limit = min(int(max_size), tiles.size + 1)
     return _fill_lakes_kernel(
         tiles, _wet(tiles, water), np.int64(limit), np.int64(fill), _NEIGHBOURS

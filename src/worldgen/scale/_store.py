@@ -301,6 +301,13 @@ def build_store(
         )
     window = config.terrain.window if window is None else window
     check_instance(window, "window", Window)
+    if kind == "terrain":
+        for name, side in (("width", window.width), ("height", window.height)):
+            if side < 2:
+                raise ValueError(
+                    f"{name} must be at least 2 cells for a terrain (erosion moves between "
+                    f"cells), got {side}"
+                )
     block = check_int(block, "block", 64, 8192)
     try:
         import zarr  # noqa: F401

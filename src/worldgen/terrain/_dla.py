@@ -39,6 +39,9 @@ from worldgen.noise._validate import check_int
 # The first grid is at most this many cells wide when ``steps`` is not given.
 START_SIZE = 32
 MAX_SIZE = 8192
+# The widest first grid: its walkers roam the whole grid, so its cost grows
+# far faster than its cells (256: about a second at density 0.5).
+MAX_START_SIZE = 256
 # A chain of descendants this share of the map wide lifts a ridge cell to
 # half height; each doubling's detail weighs DETAIL_GAIN times the last's.
 RIDGE_SPAN = 0.25
@@ -277,12 +280,14 @@ def _check_steps(steps: object, size: int) -> int:
     if steps is None:
         return ((size - 1) // START_SIZE).bit_length()
     most = size.bit_length() - 3  # floor(log2(size / 4))
+    least = ((size - 1) // MAX_START_SIZE).bit_length()  # ceil(log2(size / MAX_START_SIZE))
     if isinstance(steps, bool) or not isinstance(steps, numbers.Integral):
-        raise TypeError(f"steps must be an integer from 0 to {most} (or None), got {steps!r}")
-    if not 0 <= int(steps) <= most:
+        raise TypeError(f"steps must be an integer from {least} to {most} (or None), got {steps!r}")
+    if not least <= int(steps) <= most:
         raise ValueError(
-            f"steps must be an integer from 0 to {most} for size={size} (the first grid must "
-            f"be at least 4 cells wide), got {steps!r}"
+            f"steps must be an integer from {least} to {most} for size={size} (the first grid, "
+            f"ceil(size / 2**steps) cells wide, must be 4 to {MAX_START_SIZE} cells: a random "
+            f"walk on a wider one takes minutes), got {steps!r}"
         )
     return int(steps)
 
@@ -374,8 +379,8 @@ def dla_mountains(
         Any integer that fits in 64 bits.
     steps : int, optional
         How many times the resolution doubles after the first DLA. The
-        first grid is ``ceil(size / 2**steps)`` cells wide and must be at
-        least 4. By default, the fewest steps that make it at most 32 cells
+        first grid is ``ceil(size / 2**steps)`` cells wide and must be 4 to
+        256 cells (:data:`MAX_START_SIZE`). By default, the fewest steps that make it at most 32 cells
         wide (``ceil(log2(size / 32))``, at least 0): the first tree sets
         the main ridges, each doubling adds finer branches.
     density : float

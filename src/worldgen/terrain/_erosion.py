@@ -57,6 +57,14 @@ _THERMAL_CELLS_PER_SLICE = 2**22  # iterations x cells
 # ---------------------------------------------------------------- validation
 
 
+MAX_DROPLETS_PER_CELL = 256
+"""Most hydraulic erosion droplets per cell: more only deepens the same
+valleys, and would run for hours on a big map."""
+MAX_THERMAL_PER_SIDE = 2
+"""Most thermal erosion iterations per cell of height + width: material
+moves at most a cell a step, so slopes settle long before."""
+
+
 def _check_count(value: object, name: str, low: int, high: int | None = None) -> int:
     within = f"from {low} to {high}" if high is not None else f">= {low}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
@@ -521,7 +529,8 @@ def erode(
     heights : array_like, shape (H, W)
         Finite heights, at least 2 x 2 cells, within +-1e100; not modified.
     droplets : int
-        How many droplets to run, >= 0.
+        How many droplets to run, 0 to :data:`MAX_DROPLETS_PER_CELL` (256)
+        per cell.
     seed : int
         Picks the droplets' start positions; any 64-bit integer.
     params : HydraulicErosion
@@ -612,7 +621,14 @@ def erode(
             f"heights must have at least 2 rows and 2 columns for droplets to move "
             f"between cells, got shape {out.shape}"
         )
+    most = MAX_DROPLETS_PER_CELL * out.size
     total = _check_count(droplets, "droplets", 0)
+    if total > most:
+        raise ValueError(
+            f"droplets must be at most {MAX_DROPLETS_PER_CELL} per cell ({most:,} for this "
+            f"{out.shape[0]} x {out.shape[1]} map), got {total:,}; more than a few per cell "
+            "only deepens the same valleys"
+        )
     state = check_seed(seed)
     if not isinstance(params, HydraulicErosion):
         raise TypeError(
@@ -676,7 +692,8 @@ def thermal_erode(
     heights : array_like, shape (H, W)
         Finite heights within +-1e100; not modified.
     iterations : int
-        How many simultaneous steps to take, >= 0.
+        How many simultaneous steps to take, 0 to
+        :data:`MAX_THERMAL_PER_SIDE` (2) x (H + W).
     talus : float, optional
         The steepest stable slope, as a height difference per cell of
         distance (in the heights' own unit, so ``tan(angle)`` if heights
@@ -728,7 +745,14 @@ def thermal_erode(
     (1.5, 3.0)
     """
     out = _check_heights(heights)
+    most = MAX_THERMAL_PER_SIDE * sum(out.shape)
     iterations = _check_count(iterations, "iterations", 0)
+    if iterations > most:
+        raise ValueError(
+            f"iterations must be at most {MAX_THERMAL_PER_SIDE} x (height + width) = {most:,} "
+            f"for this {out.shape[0]} x {out.shape[1]} map, got {iterations:,}: material moves "
+            "at most a cell a step, so slopes settle long before"
+        )
     if talus is None:
         slope = 4.0 / max(out.shape)
     else:
@@ -811,6 +835,10 @@ def erode_cells(
     out = _check_heights(heights)
     check_seed(seed)
     density = float(density)
+    if not 0.0 <= density <= MAX_DROPLETS_PER_CELL:
+        raise ValueError(
+            f"density must be 0 to {MAX_DROPLETS_PER_CELL} droplets per cell, got {density!r}"
+        )
     passes = max(1, math.ceil(density))
     brush_dy, brush_dx, brush_raw, brush_weight, reach = _brush(params.radius)
     eroded = np.zeros_like(out)

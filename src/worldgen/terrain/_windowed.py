@@ -81,7 +81,12 @@ import numpy as np
 
 from worldgen.noise._seed import derive_seed
 from worldgen.terrain._dla import dla_mountains
-from worldgen.terrain._erosion import ErosionResult, erode_cells, thermal_erode
+from worldgen.terrain._erosion import (
+    MAX_DROPLETS_PER_CELL,
+    ErosionResult,
+    erode_cells,
+    thermal_erode,
+)
 from worldgen.terrain._rivers import RiverResult, lake_sizes, rivers
 from worldgen.world._window import Window
 
@@ -266,6 +271,12 @@ class World:
         self.size = max(terrain.width, terrain.height)
         area = terrain.width * terrain.height
         droplets = area // 4 if config.droplets is None else config.droplets
+        if droplets > MAX_DROPLETS_PER_CELL * area:
+            raise ValueError(
+                f"droplets must be at most {MAX_DROPLETS_PER_CELL} per map cell "
+                f"({MAX_DROPLETS_PER_CELL * area:,} for this {terrain.width} x {terrain.height} "
+                f"map), got {droplets:,}; the default is one per four cells"
+            )
         self.density = droplets / area
         params = config.erosion
         self.margin = params.lifetime + params.radius + 1

@@ -128,6 +128,8 @@ class NoiseMap:
         """The noise values of ``window`` (default: the whole map), shape
         ``(H, W)``, before normalisation."""
         window = self.window if window is None else window
+        if not isinstance(window, Window):
+            raise TypeError(f"window must be a Window(x, y, width, height) or None, got {window!r}")
         wx, wy = self.world_axes(window)
         return self.fractal.grid(wx / self.scale, wy / self.scale)
 
@@ -140,6 +142,9 @@ class NoiseMap:
         heights: ``'local'`` stretches the window's own range, not the
         halo's."""
         window = self.window if window is None else window
+        if not isinstance(window, Window):
+            raise TypeError(f"window must be a Window(x, y, width, height) or None, got {window!r}")
+        halo = check_int(halo, "halo", 0, 2**20)
         values = self.raw(window.grown(halo))
         if self.normalize == "none":
             return values

@@ -108,6 +108,11 @@ class Mask:
         return np.clip(heights - self.falloff(wx, wy), 0.0, 1.0)
 
 
+CURVE_LIMIT = 1e100
+"""Largest magnitude of a curve point's coordinate (and, squared, of the
+slope between two points), so that the curve of finite heights is finite."""
+
+
 @dataclasses.dataclass(frozen=True)
 class HeightCurve:
     """Remap heights through control points, like an animation curve.
@@ -146,6 +151,19 @@ class HeightCurve:
             raise ValueError(f"curve points must be at least two (x, y) pairs, got {self.points!r}")
         if not np.isfinite(pts).all() or not (np.diff(pts[:, 0]) > 0).all():
             raise ValueError("curve points must be finite, with strictly increasing x")
+        if not (np.abs(pts) <= CURVE_LIMIT).all():
+            raise ValueError(
+                f"curve points must lie within +-{CURVE_LIMIT:g}, got {self.points!r}; "
+                "a curve maps heights of about [0, 1]"
+            )
+        with np.errstate(over="ignore", divide="ignore"):
+            slopes = np.diff(pts[:, 1]) / np.diff(pts[:, 0])
+        if not (np.abs(slopes) <= CURVE_LIMIT**2).all():
+            raise ValueError(
+                "curve points are too close together for the heights between them: the "
+                f"slope between neighbours must stay within +-{CURVE_LIMIT**2:g}, got "
+                f"{self.points!r}; space the points apart"
+            )
         object.__setattr__(self, "points", tuple((float(x), float(y)) for x, y in pts))
         check_positive(self.power, "curve power")
         check_bool(self.smooth, "curve smooth")
@@ -156,7 +174,13 @@ class HeightCurve:
         ys = np.array([p[1] for p in self.points])
         out = _monotone_cubic(h, xs, ys) if self.smooth else np.interp(h, xs, ys)
         if self.power != 1.0:
-            out = np.power(np.clip(out, 0.0, None), self.power)
+            with np.errstate(over="ignore"):
+                out = np.power(np.clip(out, 0.0, None), self.power)
+            if not np.isfinite(out).all():
+                raise ValueError(
+                    f"curve power={self.power!r} overflows on these heights (up to "
+                    f"{float(np.max(h)):g}); a power is meant for heights in [0, 1]"
+                )
         return out
 
 
