@@ -16,6 +16,7 @@ import threading
 import time
 import urllib.request
 
+from tests.web.serving import served
 from worldgen.web import create_app
 from worldgen.web._server import REQUEST_TIMEOUT, listen, make_server
 
@@ -41,31 +42,13 @@ def running(app, **limits):
         assert not thread.is_alive()
 
 
-@contextlib.contextmanager
 def process(*argv: str):
     """A server process (``python -m ...``) printing its URL; yields
     ``(proc, (host, port))``, and stops it. Its allocator gives big blocks
     back to the system when freed, so that its resident memory is what it
     holds."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", *argv],
-        cwd=ROOT,
-        env={**os.environ, "MALLOC_MMAP_THRESHOLD_": str(2**17)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-        assert match, (line, proc.stderr.read() if proc.poll() is not None else "")
-        yield proc, ("127.0.0.1", int(match.group(1)))
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(10)
-        proc.stdout.close()
-        proc.stderr.close()
+    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(2**17)}
+    return served([sys.executable, "-m", *argv], cwd=ROOT, env=env)
 
 
 def get(address, path: str, timeout: float = 30.0) -> tuple[int, bytes]:
@@ -196,7 +179,10 @@ def test_never_reading_clients_leave_memory_bounded():
                 % (key.encode(), 100 + i), rcvbuf=4096)
             for i in range(50)
         ]  # fmt: skip
-        time.sleep(1.5)
+        deadline = time.monotonic() + 60
+        for sock in clients:  # every one answered (or turned away): its status line came
+            sock.settimeout(max(0.1, deadline - time.monotonic()))
+            assert len(sock.recv(12, socket.MSG_PEEK)) == 12
         grown = max(rss(proc.pid) for _ in range(5) if time.sleep(0.1) is None) - before
         start = time.monotonic()
         assert get(address, "/layers", timeout=5)[0] == 200

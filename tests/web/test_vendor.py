@@ -10,12 +10,12 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import time
 import urllib.parse
 import urllib.request
 
 import pytest
 
+from tests.web.serving import served
 from worldgen.web._app import STATIC
 
 ROOT = pathlib.Path(__file__).parents[2]
@@ -166,18 +166,8 @@ def test_pip_installs_without_node_and_the_page_loads_every_script(tmp_path, edi
     ).stdout.strip()
     static = pathlib.Path(where)
     assert static.is_relative_to(source if editable else venv), static
-    server = subprocess.Popen(
-        [str(bindir / "worldgen"), "serve", "--port", "0"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        line = server.stdout.readline()
-        match = re.search(r"(http://127\.0\.0\.1:\d+)/", line)
-        assert match, (line, server.stderr.read() if server.poll() is not None else "")
-        base = match.group(1)
+    with served([str(bindir / "worldgen"), "serve", "--port", "0"], env=env) as (_, address):
+        base = "http://{}:{}".format(*address)
 
         def read(url):
             return _fetch(base + url).decode()
@@ -191,13 +181,3 @@ def test_pip_installs_without_node_and_the_page_loads_every_script(tmp_path, edi
         }
         for url in urls | shipped:
             assert _fetch(base + url) == (STATIC / url.removeprefix("/static/")).read_bytes(), url
-    finally:
-        server.terminate()
-        deadline = time.monotonic() + 10
-        while server.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if server.poll() is None:
-            server.kill()
-        server.wait()
-        server.stdout.close()
-        server.stderr.close()

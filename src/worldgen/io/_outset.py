@@ -205,14 +205,7 @@ def record_set(out: pathlib.Path, files: Iterable[str], *, command: str, about: 
     in place) to ``out``'s manifest, replacing the sets it shares a file
     with (call with the directory's lock)."""
     files = sorted(files)
-    entry = {
-        "command": command,
-        "about": about,
-        "files": {
-            rel: {"bytes": (out / rel).stat().st_size, "sha256": _digest(out / rel)}
-            for rel in files
-        },
-    }
+    entry = _entry(out, files, command, about)
     kept = [old for old in read_manifest(out) if not set(files) & set(old.get("files", {}))]
     _write_manifest(out, [*kept, entry])
 
@@ -246,16 +239,21 @@ def _digest(path: pathlib.Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str) -> None:
-    files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
-    entry = {
+def _entry(root: pathlib.Path, files: list[str], command: str, about: str) -> dict:
+    """A set's manifest entry: what made it, and each file's size and SHA-256."""
+    return {
         "command": command,
         "about": about,
         "files": {
-            rel: {"bytes": (staging / rel).stat().st_size, "sha256": _digest(staging / rel)}
+            rel: {"bytes": (root / rel).stat().st_size, "sha256": _digest(root / rel)}
             for rel in files
         },
     }
+
+
+def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str) -> None:
+    files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+    entry = _entry(staging, files, command, about)
     new = set(files)
     kept, replaced = [], []
     for old in read_manifest(out):
