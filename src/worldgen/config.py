@@ -5,12 +5,16 @@ A world config file (for ``worldgen world``) has the fields of
 ``y_max``, ``sea_level``, ``caves``, ``trees``, ``ores``), and optionally a
 table ``[palette]`` of ``name = [r, g, b]`` colours to change.
 
-A map config file has optional tables ``[terrain]`` (the fields of
-:class:`~worldgen.terrain.NoiseMap`), ``[mask]``, ``[curve]``, ``[cleanup]``,
-``[tileset]`` (:class:`~worldgen.terrain.Tileset`: ``kind``, ``tile_size``),
-``[biomes]``, an array of tables ``[[bands]]`` and top-level
-``climate_scale`` and ``relief``. Anything left out takes its documented
-default. Unknown keys are errors, so a typo never passes silently::
+A map config file has optional tables ``[world]`` (the fields of
+:class:`~worldgen.world.WorldConfig`: with it the map is a view of the
+world model), ``[terrain]`` (the fields of
+:class:`~worldgen.world.NoiseMap`: the classic noise map; with a world only
+its ``width`` and ``height`` count), ``[mask]``, ``[curve]``,
+``[cleanup]``, ``[tileset]`` (:class:`~worldgen.products.Tileset`:
+``kind``, ``tile_size``), ``[biomes]``, an array of tables ``[[bands]]``
+and top-level ``climate_scale`` and ``relief``. Anything left out takes its
+documented default. Unknown keys are errors, so a typo never passes
+silently::
 
     climate_scale = 2.0
 
@@ -41,6 +45,7 @@ from typing import Any
 from worldgen.products._classify import Band, BiomeTable
 from worldgen.products._maps import Cleanup, MapConfig
 from worldgen.products._tileset import Tileset
+from worldgen.world._config import WorldConfig
 from worldgen.world._noise_map import NoiseMap
 from worldgen.world._shaping import HeightCurve, Mask
 
@@ -50,26 +55,65 @@ _TABLES = {
     "curve": HeightCurve,
     "cleanup": Cleanup,
     "tileset": Tileset,
+    "world": WorldConfig,
 }
 _TOP = {"climate_scale", "relief", "bands", "biomes", *_TABLES}
 
 
+# Height bands for the world presets: a unit height is sea level at 0.4
+# (0 m), the world's relief at 1 (see MapConfig.unit_from_metres); so with
+# the default relief of 240 m: deep water below -45 m, sand to 3 m, grass
+# to 60 m and 100 m, rock to 140 m and 188 m, snow above.
+WORLD_BANDS = [
+    {"name": "deep water", "top": 0.2, "colour": [40, 70, 150]},
+    {"name": "shallow water", "top": 0.4, "colour": [60, 110, 190]},
+    {"name": "sand", "top": 0.4075, "colour": [210, 200, 130]},
+    {"name": "grass", "top": 0.55, "colour": [90, 160, 60]},
+    {"name": "grass 2", "top": 0.65, "colour": [65, 125, 45]},
+    {"name": "rock", "top": 0.75, "colour": [110, 95, 80]},
+    {"name": "rock 2", "top": 0.87, "colour": [85, 75, 70]},
+    {"name": "snow", "top": 1.0, "colour": [245, 245, 250]},
+]
+
+
 def _presets(width: int, height: int) -> dict[str, dict[str, Any]]:
     half = min(width, height) / 2
-    # A preset scales its whole world with the map: features and relief.
+    # A classic preset scales its whole map with the map's size: features
+    # and relief.
     relief = max(width, height) / 4
     return {
+        "continents": {"world": {}, "bands": WORLD_BANDS},
         "islands": {
+            "world": {
+                "continent_size": 4096,
+                "land_fraction": 0.2,
+                "relief": 160.0,
+                "ocean_depth": 60.0,
+            },
+            "bands": WORLD_BANDS,
+        },
+        "archipelago": {
+            "world": {
+                "continent_size": 2048,
+                "land_fraction": 0.15,
+                "roughness": 1.8,
+                "relief": 120.0,
+                "ocean_depth": 40.0,
+            },
+            "bands": WORLD_BANDS,
+        },
+        "classic": {},
+        "classic-islands": {
             "terrain": {"scale": max(width, height) / 5, "octaves": 6, "normalize": "global"},
             "mask": {"shape": "radial", "radius": 0.95 * half},
             "relief": relief,
         },
-        "continents": {
+        "classic-continents": {
             "terrain": {"scale": max(width, height) / 2, "octaves": 8, "normalize": "global"},
             "curve": {"points": [[0.0, 0.0], [0.5, 0.42], [1.0, 1.0]], "smooth": True},
             "relief": relief,
         },
-        "archipelago": {
+        "classic-archipelago": {
             "terrain": {"scale": max(width, height) / 10, "octaves": 5, "normalize": "global"},
             "mask": {"shape": "square-bump", "radius": 1.05 * half},
             "curve": {"points": [[0.0, 0.0], [0.55, 0.38], [1.0, 1.0]], "smooth": True},
@@ -78,7 +122,31 @@ def _presets(width: int, height: int) -> dict[str, dict[str, Any]]:
     }
 
 
-PRESETS = ("islands", "continents", "archipelago")
+PRESETS = (
+    "continents", "islands", "archipelago", "classic",
+    "classic-islands", "classic-continents", "classic-archipelago",
+)  # fmt: skip
+"""The presets, the default (``continents``) first. The first three are
+configs of the world model (:class:`~worldgen.world.WorldConfig`):
+
+- ``continents``: the defaults, landmasses of tens of thousands of cells in
+  squares of 65,536, ranges, climate;
+- ``islands``: squares of 4,096 cells, a fifth of them land, lower relief;
+- ``archipelago``: squares of 2,048 cells, ragged coasts, many small
+  islands.
+
+``classic`` is the classic noise map (the Unity tutorial's GetNoiseMap:
+seed, scale, offset, octaves, persistence, lacunarity), unmasked and
+normalised to its own range, bit for bit as it always was; the
+``classic-*`` presets are its island, continent and archipelago shapes
+(a mask and a curve scaled to the map's size).
+"""
+DEFAULT_PRESET = "continents"
+
+
+def preset_is_world(name: str) -> bool:
+    """Whether preset ``name`` is a config of the world model."""
+    return name in PRESETS and "world" in _presets(512, 512)[name]
 
 
 def preset(name: str, width: int = 512, height: int = 512) -> dict[str, Any]:
@@ -86,12 +154,14 @@ def preset(name: str, width: int = 512, height: int = 512) -> dict[str, Any]:
 
     Examples
     --------
-    >>> preset("islands")["mask"]["shape"]
+    >>> preset("classic-islands")["mask"]["shape"]
     'radial'
+    >>> preset("continents")["world"]
+    {}
     """
     if name not in PRESETS:
         raise ValueError(f"preset must be one of {', '.join(PRESETS)}, got {name!r}")
-    return _presets(width, height)[name]
+    return copy.deepcopy(_presets(width, height)[name])
 
 
 EXAMPLES = ("map", "world")

@@ -59,9 +59,13 @@ class MaskShape(enum.StrEnum):
 
 
 class PresetName(enum.StrEnum):
-    islands = "islands"
     continents = "continents"
+    islands = "islands"
     archipelago = "archipelago"
+    classic = "classic"
+    classic_islands = "classic-islands"
+    classic_continents = "classic-continents"
+    classic_archipelago = "classic-archipelago"
 
 
 class TilesetKind(enum.StrEnum):
@@ -145,10 +149,14 @@ def _progress() -> Progress:
 
 
 def _map_data(
-    config: pathlib.Path | None, preset: str | None, terrain: dict[str, Any]
+    config: pathlib.Path | None,
+    preset: str | None,
+    terrain: dict[str, Any],
+    world: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], int, int]:
     """The map config dict: the preset, then the file, then ``terrain``
-    options (those given); and the map's width and height."""
+    options (those given), then ``world`` options (for a world: its seed is
+    the ``seed`` option); and the map's width and height."""
     from worldgen.config import load_toml, merge
     from worldgen.config import preset as preset_overrides
 
@@ -157,24 +165,38 @@ def _map_data(
     size = {**file_data.get("terrain", {}), **given}
     w, h = size.get("width", 512), size.get("height", 512)
     data = preset_overrides(preset, w, h) if preset else {}
-    return merge(merge(data, file_data), {"terrain": given}), w, h
+    data = merge(merge(data, file_data), {"terrain": given})
+    world = {k: v for k, v in (world or {}).items() if v is not None}
+    if "world" in data:
+        if "seed" in given:
+            world = {"seed": given["seed"], **world}
+        data = merge(data, {"world": world})
+    elif world:
+        names = ", ".join(f"--{k.replace('_', '-')}" for k in world)
+        raise ValueError(
+            f"{names} shape the world model, but this map is a classic noise map; "
+            "use a world preset (continents, islands, archipelago) or a [world] table"
+        )
+    return data, w, h
 
 
 # The window options of the map-making commands: a window's top-left in world
-# cells (pixels of the configured map), beside --width/--height.
+# cells, beside --width/--height.
 WindowX = Annotated[
     int | None,
     typer.Option(
         "--x",
-        help="Window's left column in world cells (pixels of the configured map); with "
+        help="Window's left column in world cells (a classic map's pixels); with "
         "--x/--y, --width/--height give the window's size.",
-        show_default="the whole map",
+        show_default="around the spawn (a classic map: the whole map)",
     ),
 ]
 WindowY = Annotated[
     int | None,
     typer.Option(
-        "--y", help="Window's top row in world cells (see --x).", show_default="the whole map"
+        "--y",
+        help="Window's top row in world cells (see --x).",
+        show_default="around the spawn (a classic map: the whole map)",
     ),
 ]
 
@@ -185,30 +207,34 @@ def _map_window(
     terrain: dict[str, Any],
     x: int | None,
     y: int | None,
+    world: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], int, int, Window | None]:
     """:func:`_map_data` for a window of the map, with the normalisation rule.
 
-    Without ``x`` and ``y`` this is ``_map_data`` and no window (the whole
-    map, as always). With either, ``terrain``'s width and height are the
-    window's size (default: the map's), the map itself keeps the size of the
-    preset and file (default 512 x 512, which fixes its centre and mask) and
-    the window's top-left is world cell ``(x, y)``, so every window is a
-    crop of the same map. A window is normalised 'global' unless the
-    options, preset or file say otherwise (even a window as big as the map:
-    so that it joins its neighbours, which the output line then says); 'none'
-    works too, and 'local' (which stretches each window to its own range,
-    so windows would not join) only for the whole map.
+    Without ``x`` and ``y`` this is ``_map_data`` and no window (the map's
+    default: around a world's spawn, or the whole classic map). With either,
+    ``terrain``'s width and height are the window's size (default: the
+    map's) and its top-left is world cell ``(x, y)`` (a classic map: pixel
+    ``(x, y)`` of the map, which keeps the size of the preset and file,
+    default 512 x 512, fixing its centre and mask), so every window is a
+    crop of the same world. A classic map's window is normalised 'global'
+    unless the options, preset or file say otherwise (even a window as big
+    as the map: so that it joins its neighbours, which the output line then
+    says); 'none' works too, and 'local' (which stretches each window to its
+    own range, so windows would not join) only for the whole map.
 
     Returns the config dict, the map's width and height, and the window
-    (``None`` for the whole map made with 'local').
+    (``None`` for the map's default).
     """
     from worldgen.config import merge
     from worldgen.world import Window
 
     if x is None and y is None:
-        return (*_map_data(config, preset, terrain), None)
-    data, w, h = _map_data(config, preset, {**terrain, "width": None, "height": None})
+        return (*_map_data(config, preset, terrain, world), None)
+    data, w, h = _map_data(config, preset, {**terrain, "width": None, "height": None}, world)
     window = Window(x or 0, y or 0, terrain.get("width") or w, terrain.get("height") or h)
+    if "world" in data:
+        return data, w, h, window
     normalize = data.get("terrain", {}).get("normalize")
     if normalize is None:
         return merge(data, {"terrain": {"normalize": "global"}}), w, h, window
@@ -221,6 +247,73 @@ def _map_window(
             "with --x/--y use --normalize global (the default for windows) or none"
         )
     return data, w, h, window
+
+
+def _classic_only(settings, options: dict[str, Any]) -> None:
+    """Refuse classic noise map options for a world's map, naming them."""
+    if settings.world is None:
+        return
+    given = [name for name, value in options.items() if value is not None]
+    if given:
+        names = ", ".join(f"--{n.replace('_', '-')}" for n in given)
+        raise ValueError(
+            f"{names} shape the classic noise map, not the world model; use "
+            "--preset classic (or classic-islands, ...), or leave them out and shape the "
+            "world with --continent-size, --land-fraction and --relief"
+        )
+
+
+def _ocean_note(settings, window) -> str | None:
+    """A one-line note when a world's window holds no land at all."""
+    if settings.world is None:
+        return None
+    from worldgen.world import Window
+    from worldgen.world._elevation import elevation
+
+    window = settings.window if window is None else window
+    n = 64
+    step = max(1, max(window.width, window.height) // n)
+    probe = Window(window.x, window.y, -(-window.width // step), -(-window.height // step), step)
+    if (elevation(settings.world, probe) < 0.0).all():
+        return (
+            "this window is open ocean (no land in it); leave out --x/--y for a view "
+            "around the spawn, or see the world from above with worldgen map --level 7"
+        )
+    return None
+
+
+PresetOption = Annotated[
+    PresetName | None,
+    typer.Option(
+        "--preset",
+        help="Start from a preset: continents, islands, archipelago (the world model), "
+        "classic (the classic noise map) or classic-islands/-continents/-archipelago.",
+        show_default="continents (none with --config)",
+    ),
+]
+ContinentSize = Annotated[
+    int | None,
+    typer.Option(
+        help="World presets: side of the squares that hold one landmass each, in cells "
+        "(a power of two, 1024 to 1048576).",
+        show_default="65536 (the preset's)",
+    ),
+]
+LandFraction = Annotated[
+    float | None,
+    typer.Option(
+        help="World presets: share of the world that is land, 0.02-0.6.", show_default="0.25"
+    ),
+]
+
+
+def _default_preset(preset, config: pathlib.Path | None) -> str | None:
+    """The preset asked for, or the default world's when there is no config file."""
+    from worldgen.config import DEFAULT_PRESET
+
+    if preset is not None:
+        return preset.value
+    return DEFAULT_PRESET if config is None else None
 
 
 @contextlib.contextmanager
@@ -313,7 +406,7 @@ def _globally(settings):
     windows of the map)."""
     import dataclasses
 
-    if settings.terrain.normalize != "local":
+    if settings.seamless:
         return settings
     return dataclasses.replace(
         settings, terrain=dataclasses.replace(settings.terrain, normalize="global")
@@ -323,6 +416,13 @@ def _globally(settings):
 def _described(settings, window) -> str:
     """'512x512, seed 0', or for a window its size and place in the map."""
     t = settings.terrain
+    if settings.world is not None:
+        window = settings.window if window is None else window
+        level = f", level {window.step.bit_length() - 1}" if window.step > 1 else ""
+        return (
+            f"{window.width}x{window.height} at x {window.x}, y {window.y}{level}, "
+            f"seed {settings.seed}"
+        )
     if window is None:
         return f"{t.width}x{t.height}, seed {t.seed}"
     return (

@@ -12,23 +12,28 @@ from worldgen.cli._common import (
     _BIG,
     _USER_ERRORS,
     Block,
+    ContinentSize,
     Dask,
     Format,
+    LandFraction,
     MaskShape,
     Mode,
     NoiseName,
     Normalize,
     Opt,
-    PresetName,
+    PresetOption,
     TilesetKind,
     WindowX,
     WindowY,
     _big,
+    _classic_only,
+    _default_preset,
     _described,
     _err,
     _fail,
     _globally,
     _map_window,
+    _ocean_note,
     _stages,
     _written,
     app,
@@ -48,18 +53,23 @@ def map_command(
             show_default="none",
         ),
     ] = None,
-    preset: Annotated[
-        PresetName | None,
-        Opt(
-            help="Start from a preset (the config file and options override it).",
-            show_default="none",
-        ),
-    ] = None,
+    preset: PresetOption = None,
     seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
-    width: Annotated[int | None, Opt(help="Pixels across.", show_default="512")] = None,
-    height: Annotated[int | None, Opt(help="Pixels down.", show_default="512")] = None,
+    width: Annotated[int | None, Opt(help="Samples across.", show_default="512")] = None,
+    height: Annotated[int | None, Opt(help="Samples down.", show_default="512")] = None,
     x: WindowX = None,
     y: WindowY = None,
+    level: Annotated[
+        int,
+        Opt(
+            min=0,
+            max=20,
+            help="World presets: level of detail, one sample per 2^LEVEL cells across "
+            "(an overview: --level 7 shows 65536 cells in 512 samples).",
+        ),
+    ] = 0,
+    continent_size: ContinentSize = None,
+    land_fraction: LandFraction = None,
     scale: Annotated[
         float | None, Opt(help="Pixels per noise cell at the first octave.", show_default="128")
     ] = None,
@@ -123,9 +133,9 @@ def map_command(
     relief: Annotated[
         float | None,
         Opt(
-            help="Cells high a height of 1.0 stands, for shading (a world unit: every "
-            "window shades alike).",
-            show_default="128; a preset's grows with the map",
+            help="World presets: height of the highest peaks, in metres. Classic maps: cells "
+            "high a height of 1.0 stands, for shading (a world unit: every window shades alike).",
+            show_default="240 m; classic: 128, a preset's grows with the map",
         ),
     ] = None,
     export: Annotated[
@@ -157,7 +167,7 @@ def map_command(
     """Write a map set: 16-bit heights, shaded colour map, biome map and legend, tilemap (Tiled JSON with its tileset, CSV, PNG).
 
     With --export zarr, cog or tiles, write instead world.zarr (every layer, made block by block, resumable), world.tif (a Cloud-Optimized GeoTIFF of the heights) and tiles/ (a z/x/y pyramid of the colour map): for maps of any size, on Dask if asked."""
-    from worldgen.config import map_config, merge
+    from worldgen.config import map_config, merge, preset_is_world
     from worldgen.io import HeightmapSizeWarning, write_map_set
     from worldgen.io._mapset import STAGES
 
@@ -167,8 +177,12 @@ def map_command(
         "noise": noise and noise.value, "mode": mode and mode.value,
         "normalize": normalize and normalize.value,
     }  # fmt: skip
+    world = {"continent_size": continent_size, "land_fraction": land_fraction}
     try:
-        data, w, h, window = _map_window(config, preset and preset.value, terrain, x, y)
+        name = _default_preset(preset, config)
+        if name is not None and preset_is_world(name):
+            world["relief"], relief = relief, None
+        data, w, h, window = _map_window(config, name, terrain, x, y, world)
         overrides: dict[str, Any] = {}
         if offset_x is not None or offset_y is not None:
             old = data.get("terrain", {}).get("offset", (0.0, 0.0))
@@ -196,6 +210,20 @@ def map_command(
         if any(v is not None for v in tiles.values()):
             overrides["tileset"] = {k: v for k, v in tiles.items() if v is not None}
         settings = map_config(merge(data, overrides))
+        _classic_only(
+            settings,
+            {
+                "scale": scale, "offset_x": offset_x, "offset_y": offset_y, "octaves": octaves,
+                "persistence": persistence, "lacunarity": lacunarity, "noise": noise,
+                "mode": mode, "normalize": normalize, "mask": mask, "mask_radius": mask_radius,
+                "power": power, "climate_scale": climate_scale,
+            },
+        )  # fmt: skip
+        if level:
+            if settings.world is None:
+                raise ValueError("--level applies to world presets; classic maps have no levels")
+            window = _leveled(settings, window, level)
+        note = _ocean_note(settings, window)
         if _BIG & {f.value for f in export or []}:
             if normalize is not Normalize.local:  # blocks are windows: seamless heights
                 settings = _globally(settings)
@@ -212,4 +240,20 @@ def map_command(
         raise _fail(exc) from None
     for warning in caught:
         _err.print(f"[yellow]note:[/yellow] {escape(str(warning.message))}", highlight=False)
+    if note is not None:
+        _err.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     _written(written, out, _described(settings, window))
+
+
+def _leveled(settings, window, level: int):
+    """The window at a level of detail: the same number of samples, each
+    standing for 2^level cells, around the same centre."""
+    from worldgen.world import Window
+
+    window = settings.window if window is None else window
+    step = 2**level
+    cx, cy = window.x + window.width // 2, window.y + window.height // 2
+    return Window(
+        cx - window.width * step // 2, cy - window.height * step // 2, window.width,
+        window.height, step,
+    )  # fmt: skip

@@ -10,13 +10,17 @@ from worldgen.cli._common import (
     _BIG,
     _USER_ERRORS,
     Block,
+    ContinentSize,
     Dask,
     Format,
+    LandFraction,
     Opt,
-    PresetName,
+    PresetOption,
     WindowX,
     WindowY,
     _big,
+    _classic_only,
+    _default_preset,
     _described,
     _fail,
     _globally,
@@ -47,17 +51,20 @@ def terrain_command(
             show_default="none",
         ),
     ] = None,
-    preset: Annotated[
-        PresetName | None, Opt(help="Start from a preset.", show_default="islands")
-    ] = None,
+    preset: PresetOption = None,
     seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
-    width: Annotated[int | None, Opt(help="Pixels across.", show_default="512")] = None,
-    height: Annotated[int | None, Opt(help="Pixels down.", show_default="512")] = None,
+    width: Annotated[int | None, Opt(help="Cells across.", show_default="512")] = None,
+    height: Annotated[int | None, Opt(help="Cells down.", show_default="512")] = None,
     x: WindowX = None,
     y: WindowY = None,
+    continent_size: ContinentSize = None,
+    land_fraction: LandFraction = None,
     scale: Annotated[
         float | None,
-        Opt(help="Pixels per noise cell at the first octave.", show_default="from the preset"),
+        Opt(
+            help="Classic maps: pixels per noise cell at the first octave.",
+            show_default="from the preset",
+        ),
     ] = None,
     export: Annotated[
         list[Format] | None,
@@ -78,7 +85,7 @@ def terrain_command(
         float | None,
         Opt(
             help="Cells draining through a cell to make a river.",
-            show_default="0.006 x scale^2, about 63 for the islands preset",
+            show_default="0.006 x the hills' size^2, about 390 for the world presets",
         ),
     ] = None,
     mesh: Annotated[
@@ -86,7 +93,10 @@ def terrain_command(
     ] = None,
     multiplier: Annotated[
         float | None,
-        Opt(help="Mesh height of 1.0, in cells.", show_default="the map's relief, 128"),
+        Opt(
+            help="Mesh height of 1.0, in cells.",
+            show_default="the map's relief (true heights for the world presets)",
+        ),
     ] = None,
     stride: Annotated[int, Opt(help="Mesh level of detail: keep every STRIDE-th sample.")] = 1,
     dask: Dask = None,
@@ -100,10 +110,12 @@ def terrain_command(
     from worldgen.products import TerrainConfig
 
     terrain = {"seed": seed, "width": width, "height": height, "scale": scale}
+    world = {"continent_size": continent_size, "land_fraction": land_fraction}
     try:
-        name = preset.value if preset is not None else ("islands" if config is None else None)
-        data, _, _, window = _map_window(config, name, terrain, x, y)
+        name = _default_preset(preset, config)
+        data, _, _, window = _map_window(config, name, terrain, x, y, world)
         settings = map_config(data)
+        _classic_only(settings, {"scale": scale})
         carving = TerrainConfig(
             droplets=droplets, thermal=thermal, dla=dla, rivers=rivers,
             river_threshold=river_threshold, multiplier=multiplier, stride=stride,

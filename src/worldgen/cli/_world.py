@@ -30,8 +30,8 @@ def world_command(
         ),
     ] = None,
     seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
-    x: Annotated[int, Opt(help="World x of the centre.")] = 0,
-    z: Annotated[int, Opt(help="World z of the centre.")] = 0,
+    x: Annotated[int | None, Opt(help="World x of the centre.", show_default="the spawn's")] = None,
+    z: Annotated[int | None, Opt(help="World z of the centre.", show_default="the spawn's")] = None,
     radius: Annotated[int, Opt(help="Generate the chunks within this many blocks.")] = 128,
     mesh_radius: Annotated[int, Opt(help="Mesh the chunks within this many blocks.")] = 24,
     store: Annotated[
@@ -70,6 +70,12 @@ def world_command(
             def advance(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
 
+            if x is None or z is None:
+                from worldgen.world import spawn
+
+                sx, sz = spawn(settings.world)
+                x = sx if x is None else x
+                z = sz if z is None else z
             written = write_world_set(
                 settings, out, x=x, z=z, radius=radius, mesh_radius=mesh_radius, store=store,
                 threads=threads, progress=advance,

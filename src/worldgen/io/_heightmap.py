@@ -94,6 +94,19 @@ def write_npy(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
     return target
 
 
+def write_array(path: str | os.PathLike, values: np.ndarray) -> pathlib.Path:
+    """A boolean or integer array as a ``.npy`` file, its dtype kept (e.g.
+    ``water.npy``, ``surface.npy``), written atomically."""
+    array = np.asarray(values)
+    if array.dtype.kind not in "biu":
+        raise TypeError(f"values must be a boolean or integer array, got dtype {array.dtype}")
+    target = pathlib.Path(path)
+    with atomic_output(target) as tmp:
+        with open(tmp, "wb") as handle:
+            np.save(handle, array)
+    return target
+
+
 def write_heightmap(path: str | os.PathLike, heights: np.ndarray, fmt: str) -> pathlib.Path:
     """Write ``heights`` in one of :data:`FORMATS` (``path`` without suffix
     gets the format's)."""

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from worldgen._memory import MAP_BYTES_PER_CELL, TERRAIN_BYTES_PER_CELL, check_memory
-from worldgen.io._heightmap import FORMATS, write_heightmap, write_tiles
+from worldgen.io._heightmap import FORMATS, write_array, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._outset import output_set
@@ -114,7 +114,7 @@ def write_map_set(
 
 def _about(config: MapConfig) -> str:
     t = config.terrain
-    return f"{t.width}x{t.height}, seed {t.seed}"
+    return f"{t.width}x{t.height}, seed {config.seed}"
 
 
 _TOO_BIG = (
@@ -133,7 +133,7 @@ def _check_work(
     would run for hours (for ``window``, default the whole map)."""
     if window is not None:
         check_instance(window, "window", Window)
-    window = config.terrain.window if window is None else window
+    window = config.window if window is None else window
     w, h = window.width, window.height
     if terrain_config is None:
         need, what = MAP_BYTES_PER_CELL * w * h, "map"
@@ -196,7 +196,7 @@ def _write_layers(
     pictures = map_pictures(config, window, layers=layers, blend=blend, heights=heights)
     if height_files is None:
         height_files = pictures.height
-    key = legend(config.biomes.names, [tuple(c) for c in config.biomes.palette()])
+    key = legend(config.biome_names, [tuple(c) for c in config.biome_palette()])
     if progress is not None:
         progress("files")
     written = [
@@ -213,6 +213,8 @@ def _write_layers(
     for fmt in formats:
         if fmt != "png16":
             written.append(write_heightmap(out / HEIGHT_FILES[fmt], height_files, fmt))
+    if "npy" in formats:
+        written.append(write_array(out / "water.npy", layers.water))
     if tile is not None:
         written += write_tiles(out / "tiles", "height", height_files, tile)
     return written
@@ -294,7 +296,7 @@ def write_terrain_set(
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
     _check_work(config, terrain_config, window=window)
-    window = config.terrain.window if window is None else window
+    window = config.window if window is None else window
     with output_set(out, command="terrain", about=_about(config)) as files:
         written = _write_terrain(
             config, terrain_config, files.staging, formats, meshes, tile, blend, window, progress

@@ -90,10 +90,10 @@ def carve_window(
         if progress is not None:
             progress(name, *counts)
 
-    local = config.terrain.normalize == "local"
-    if local and window != config.terrain.window:
+    local = not config.seamless
+    if local and window != config.window:
         raise ValueError(
-            f"a window other than the whole map ({config.terrain.window}) needs "
+            f"a window other than the whole map ({config.window}) needs "
             f"normalize='global' or 'none', got normalize='local' with {window}"
         )
     halo = 0 if local else max(MAX_RIVER_RADIUS + PICTURE_HALO, config.tile_halo)
@@ -123,7 +123,11 @@ def carve_window(
             colour = draw_rivers(colour, _crop_flow(flow, crop_index(painted, grown)))
         colour = colour[crop_index(window, painted)]
         pictured = heights[crop_index(window.grown(PICTURE_HALO), grown)]
-    carved = layers_from_heights(config, window, heights, halo=halo, progress=stage)
+    # Lakes and rivers are water in the layers (biomes, classes, tiles).
+    fresh = None if flow is None else flow.river | flow.lakes
+    carved = layers_from_heights(
+        config, window, heights, halo=halo, fresh_water=fresh, progress=stage
+    )
     return CarvedWindow(
         terrain=terrain, carved=carved, colour=colour, pictured=pictured, height=height
     )

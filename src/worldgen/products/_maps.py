@@ -1,8 +1,19 @@
 """The map pipeline: a seed and a config become a set of layers.
 
-    noise map -> mask -> height curve -> bands (tiles) and biomes
-                                       -> clean-up of the tile classes
-                                       -> transition tile ids
+    heights -> bands (tiles) and biomes -> clean-up of the tile classes
+            -> transition tile ids
+
+The heights come from one of two sources:
+
+- the world model (``MapConfig.world``, a :class:`~worldgen.world.WorldConfig`):
+  continents, ranges and climate in metres (:mod:`worldgen.world`), mapped
+  to unit heights with the sea level at the top of the water bands
+  (:meth:`MapConfig.unit_from_metres`); biomes are the world's. Its pixel
+  grid is the world's cell grid (pixel ``(x, y)`` is world cell ``(x,
+  y)``), and the map's default window is centred on the world's spawn.
+- the classic noise map (``world=None``): noise map -> mask -> height
+  curve, and biomes from elevation x moisture (x temperature) noise, as
+  the well-known Unity tutorial makes them, bit for bit as it always was.
 
 Every step up to the bands and biomes is pointwise in world coordinates, so
 with ``normalize='global'`` or ``'none'`` a window made alone equals the same
@@ -32,6 +43,7 @@ from worldgen.products._classify import (
 )
 from worldgen.products._tilemap import Cleanup, autotile_masks, clean_tiles
 from worldgen.products._tileset import Tileset
+from worldgen.world._config import WorldConfig
 from worldgen.world._noise_map import NoiseMap
 from worldgen.world._shaping import HeightCurve, Mask
 from worldgen.world._window import Window
@@ -76,6 +88,16 @@ class MapConfig:
         The tileset the tile map is drawn with (default: 47 blob tiles per
         band, 16 pixels); the clean-up ends by removing what it cannot draw
         (:func:`~worldgen.terrain.limit_steps`).
+    world : WorldConfig, optional
+        The world model the heights, climate and biomes come from (default
+        None: the classic noise map of ``terrain``, ``mask`` and ``curve``).
+        With a world, ``terrain`` gives only the map's default size (its
+        ``width`` and ``height``); the noise, mask, curve, climate scale and
+        biome table are not used; heights are metres, mapped to unit
+        heights with 0 m at the sea level (the top of the water bands) and
+        the world's ``relief`` at 1, the ocean depth at 0; and ``relief``
+        (the pictures' height scale) follows from that mapping, so that
+        slopes are true (a cell is a metre across).
     """
 
     terrain: NoiseMap = dataclasses.field(default_factory=NoiseMap)
@@ -87,6 +109,7 @@ class MapConfig:
     cleanup: Cleanup = dataclasses.field(default_factory=Cleanup)
     relief: float = DEFAULT_RELIEF
     tileset: Tileset = dataclasses.field(default_factory=Tileset)
+    world: WorldConfig | None = None
 
     def __post_init__(self):
         for name, cls in (
@@ -94,10 +117,88 @@ class MapConfig:
             ("biomes", BiomeTable), ("cleanup", Cleanup), ("tileset", Tileset),
         ):  # fmt: skip
             check_instance(getattr(self, name), name, cls)
+        if self.world is not None:
+            check_instance(self.world, "world", WorldConfig)
         object.__setattr__(self, "bands", check_bands(self.bands))
         check_positive(self.climate_scale, "climate_scale")
         if not 0.0 < check_real(self.relief, "relief") <= 1e100:
             raise ValueError(f"relief must be a number > 0 and at most 1e100, got {self.relief!r}")
+        if self.world is not None:
+            sea = self.sea_level
+            if not 0.0 < sea < 1.0:
+                raise ValueError(
+                    f"a world's map needs water bands topping out between 0 and 1 (the sea "
+                    f"level), got {sea!r}; give bands named 'deep water' or 'shallow water'"
+                )
+            # A unit of height is this many metres (cells) on land.
+            object.__setattr__(self, "relief", self.world.relief / (1.0 - sea))
+
+    # -- where the heights come from
+
+    @property
+    def seamless(self) -> bool:
+        """Whether a window made alone equals the same window of a bigger
+        map: always for a world, else unless normalised ``'local'``."""
+        return self.world is not None or self.terrain.normalize != "local"
+
+    @property
+    def seed(self) -> int:
+        """The world's seed (or the classic noise map's)."""
+        return self.terrain.seed if self.world is None else self.world.seed
+
+    @property
+    def origin(self) -> tuple[int, int]:
+        """The pixel of world cell ``(0, 0)``: ``(0, 0)`` for a world, the
+        middle of the classic map (``(width // 2, height // 2)``)."""
+        if self.world is not None:
+            return (0, 0)
+        return (self.terrain.width // 2, self.terrain.height // 2)
+
+    @property
+    def window(self) -> Window:
+        """The map's default window: for a world, ``terrain.width x
+        terrain.height`` cells around its spawn (see
+        :func:`worldgen.world.spawn`); the whole classic map otherwise."""
+        if self.world is None:
+            return self.terrain.window
+        from worldgen.world._spawn import default_window
+
+        return default_window(self.world, self.terrain.width, self.terrain.height)
+
+    @property
+    def feature_scale(self) -> float:
+        """Cells across a typical hill: the noise map's scale, or for a
+        world its hills' (a 24th of a continent square, at most 256)."""
+        if self.world is None:
+            return self.terrain.scale
+        return min(256.0, self.world.continent_size / 24.0)
+
+    def unit_from_metres(self, metres: np.ndarray) -> np.ndarray:
+        """A world's metres as unit heights: 0 m at the sea level, the
+        world's ``relief`` at 1 and its ocean depth at 0 (clipped)."""
+        sea, world = self.sea_level, self.world
+        e = np.asarray(metres, dtype=np.float64)
+        return np.clip(
+            np.where(
+                e >= 0.0, sea + (1.0 - sea) * e / world.relief, sea * (1.0 + e / world.ocean_depth)
+            ),
+            0.0,
+            1.0,
+        )
+
+    def metres_from_unit(self, heights: np.ndarray) -> np.ndarray:
+        """Unit heights as metres above sea level (below it negative): the
+        inverse of :meth:`unit_from_metres` for a world; for the classic map
+        ``relief`` metres (cells) to a unit of height above the sea level."""
+        sea = self.sea_level
+        u = np.asarray(heights, dtype=np.float64)
+        if self.world is None:
+            return (u - sea) * self.relief
+        return np.where(
+            u >= sea,
+            (u - sea) / (1.0 - sea) * self.world.relief,
+            (u / sea - 1.0) * self.world.ocean_depth,
+        )
 
     @property
     def tile_halo(self) -> int:
@@ -107,8 +208,8 @@ class MapConfig:
         return self.cleanup.reach(len(self.bands), self.tileset.connectivity) + 1
 
     def climate(self, tag: int) -> NoiseMap:
-        """The moisture (or temperature) field: the terrain's noise map with
-        a derived seed, a larger scale and four octaves."""
+        """The classic map's moisture (or temperature) field: the terrain's
+        noise map with a derived seed, a larger scale and four octaves."""
         t = self.terrain
         return dataclasses.replace(
             t,
@@ -123,17 +224,48 @@ class MapConfig:
         return tuple(i for i, b in enumerate(self.bands) if b.name in WATER_BANDS)
 
     @property
+    def biome_names(self) -> tuple[str, ...]:
+        """The names of the biome ids of :class:`MapLayers`."""
+        if self.world is None:
+            return self.biomes.names
+        from worldgen.world._biomes import NAMES
+
+        return NAMES
+
+    def biome_palette(self) -> np.ndarray:
+        """The biome colours, ``(len(biome_names), 3)`` uint8."""
+        if self.world is None:
+            return self.biomes.palette()
+        from worldgen.world._biomes import palette
+
+        return palette()
+
+    @property
+    def fresh_water_biome(self) -> int:
+        """The biome id drawn where lakes and rivers lie on land: the
+        world's fresh water, or the classic table's first (lowest) biome."""
+        if self.world is None:
+            return self.biomes.names.index(self.biomes.table[0][0][0])
+        from worldgen.world._biomes import FRESH_WATER
+
+        return FRESH_WATER
+
+    @property
     def sea_level(self) -> float:
         """The top of the water bands (0 if there are none)."""
         water = self.water_classes
         return self.bands[max(water)].top if water else 0.0
 
     def elevation(self, window: Window | None = None, *, halo: int = 0) -> np.ndarray:
-        """The heights of ``window`` (default: the whole map): noise, then
-        the mask, then the height curve, shape ``(H, W)``; with ``halo``, of
-        the window grown by that many cells on every side (see
-        :meth:`NoiseMap.generate`)."""
-        window = self.terrain.window if window is None else window
+        """The heights of ``window`` (default: :attr:`window`), shape ``(H,
+        W)``; with ``halo``, of the window grown by that many cells on every
+        side: the world's metres as unit heights, or the classic noise,
+        then the mask, then the height curve (see :meth:`NoiseMap.generate`)."""
+        window = self.window if window is None else window
+        if self.world is not None:
+            from worldgen.world._elevation import elevation
+
+            return self.unit_from_metres(elevation(self.world, window.grown(halo)))
         heights = self.terrain.generate(window, halo=halo)
         wx, wy = self.terrain.world_axes(window.grown(halo))
         return self.curve(self.mask.apply(heights, wx, wy))
@@ -141,7 +273,7 @@ class MapConfig:
     def unit_elevation(self, elevation: np.ndarray) -> np.ndarray:
         """Elevation in [0, 1]: as made, or for ``normalize='none'`` mapped
         from the fractal's documented bounds."""
-        if self.terrain.normalize != "none":
+        if self.world is not None or self.terrain.normalize != "none":
             return elevation
         lo, hi = self.terrain.fractal.bounds(2)
         return np.clip((elevation - lo) / (hi - lo), 0.0, 1.0)
@@ -158,11 +290,13 @@ class MapLayers:
     tiles : uint8, band index per tile, after clean-up
     moisture : float64
     temperature : float64 or None (only if the biome table has that axis)
-    biomes : uint8, index into ``config.biomes.names``
+    biomes : uint8, index into ``config.biome_names``
     tile_ids : uint16, the tile of ``config.tileset`` drawing each cell
     autotile : uint8, each cell's 8-neighbour autotile bitmask of ``tiles``
         (see :func:`~worldgen.terrain.autotile_masks`), from the neighbours
         beyond the window too
+    water : bool, water at the surface: the sea (heights in the water
+        bands), and lakes and rivers where they were given
     """
 
     elevation: np.ndarray
@@ -173,6 +307,7 @@ class MapLayers:
     biomes: np.ndarray
     tile_ids: np.ndarray | None = None
     autotile: np.ndarray | None = None
+    water: np.ndarray | None = None
 
 
 def make_layers(config: MapConfig, window: Window | None = None, *, progress=None) -> MapLayers:
@@ -194,11 +329,10 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
     check_instance(config, "config", MapConfig)
     if window is not None:
         check_instance(window, "window", Window)
-    terrain = config.terrain
-    window = terrain.window if window is None else window
+    window = config.window if window is None else window
     # Heights of the window and its tile halo in one call; the window's are
     # the same bytes made alone (not so for 'local', which gets no halo).
-    halo = 0 if terrain.normalize == "local" else config.tile_halo
+    halo = config.tile_halo if config.seamless else 0
     grown = window.grown(halo)
     stage("noise")
     around = config.elevation(grown)  # masked and curved too: both are cheap
@@ -207,11 +341,22 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
 
 
 def layers_from_heights(
-    config: MapConfig, window: Window, heights: np.ndarray, *, halo: int = 0, progress=None
+    config: MapConfig,
+    window: Window,
+    heights: np.ndarray,
+    *,
+    halo: int = 0,
+    fresh_water: np.ndarray | None = None,
+    progress=None,
 ) -> MapLayers:
     """The layers of ``window`` with the given ``heights`` (e.g. after
     erosion): climate, classes, biomes and clean-up as :func:`make_layers`
     makes them.
+
+    ``fresh_water`` (bool, the shape of ``heights``), if given, marks lakes
+    and rivers: there the classes are water (the top water band, before
+    the clean-up), the biome is fresh water and :attr:`MapLayers.water` is
+    true, as for the sea.
 
     ``heights`` are those of ``window.grown(halo)``. The tile classes and tile
     ids depend on :attr:`MapConfig.tile_halo` cells around the window: with a
@@ -231,15 +376,40 @@ def layers_from_heights(
             f"{(window.height + 2 * halo, window.width + 2 * halo)}, got {around.shape}"
         )
     heights = around[core].copy()
+    fresh = None
+    if fresh_water is not None:
+        fresh = np.asarray(fresh_water, dtype=bool)
+        if fresh.shape != around.shape:
+            raise ValueError(
+                f"fresh_water must have the shape of heights, {around.shape}, got {fresh.shape}"
+            )
     stage("climate")
-    moisture = config.climate(_MOISTURE).generate(window)
-    temperature = None
-    if len(config.biomes.temperature) > 1:
-        temperature = config.climate(_TEMPERATURE).generate(window)
+    if config.world is None:
+        moisture = config.climate(_MOISTURE).generate(window)
+        temperature = None
+        if len(config.biomes.temperature) > 1:
+            temperature = config.climate(_TEMPERATURE).generate(window)
+    else:
+        from worldgen.world._fields import world_fields
+
+        fields = world_fields(config.world, window, elevation=config.metres_from_unit(heights))
+        moisture, temperature = fields.rainfall, fields.temperature
     stage("classes")
     around = classify(around, config.bands)
+    water_classes = config.water_classes
+    if fresh is not None and water_classes:
+        around[fresh & ~np.isin(around, water_classes)] = max(water_classes)
     classes = around[core].copy()
-    biomes = config.biomes.classify(heights, moisture, temperature)
+    if config.world is None:
+        biomes = config.biomes.classify(heights, moisture, temperature)
+    else:
+        biomes = fields.biome
+    water = np.isin(classes, water_classes)
+    if fresh is not None:
+        inner = fresh[core]
+        biomes = np.where(inner & (heights > config.sea_level), config.fresh_water_biome, biomes)
+        water |= inner
+    biomes = biomes.astype(np.uint8)
     stage("clean-up")
     need = config.tile_halo
     if halo < need:
@@ -248,7 +418,7 @@ def layers_from_heights(
         cut = halo - need
         around = around[cut : around.shape[0] - cut, cut : around.shape[1] - cut]
     tiles, ids, masks = tile_layers(config, around, need)
-    return MapLayers(heights, classes, tiles, moisture, temperature, biomes, ids, masks)
+    return MapLayers(heights, classes, tiles, moisture, temperature, biomes, ids, masks, water)
 
 
 def tile_layers(

@@ -212,7 +212,7 @@ def map_pictures(
     >>> bool((whole.normal[4:12, 8:16] == part.normal).all())
     True
     """
-    window = config.terrain.window if window is None else window
+    window = config.window if window is None else window
     if layers is None:
         layers = make_layers(config, window)
     if layers.biomes.shape != window.shape:
@@ -226,7 +226,9 @@ def map_pictures(
             f"heights must be those of the window with a {PICTURE_HALO}-cell halo, shape "
             f"{window.grown(PICTURE_HALO).shape}, got {np.shape(heights)}"
         )
-    palette = config.biomes.palette()
+    palette = config.biome_palette()
+    water = config.water_classes
+    top = config.bands[max(water)].top if water else None
     colour, normal, biomes = [], [], []
     heights = np.asarray(heights)
     starts = range(0, window.height, _band_rows(heights.shape[1]))
@@ -234,7 +236,12 @@ def map_pictures(
         shade = relief_shade(config, part)
         rows = layers.biomes[r0 : r0 + shade.shape[0]]
         biomes.append(apply_shade(palette[rows], shade, strength=BIOME_SHADE))
-        colour.append(_band_colours(config, part[1:-1, 1:-1], shade, blend))
+        shown = part[1:-1, 1:-1]
+        if layers.water is not None and top is not None:
+            # Lakes and rivers on land take the top water band's colour.
+            wet = layers.water[r0 : r0 + shade.shape[0]]
+            shown = np.where(wet & (shown > top), top, shown)
+        colour.append(_band_colours(config, shown, shade, blend))
         normal.append(normal_map(part, strength=config.relief)[1:-1, 1:-1])
     return MapPictures(
         height=heights[1:-1, 1:-1],

@@ -109,7 +109,7 @@ class TerrainConfig:
         """The river threshold in cells for ``map_config``."""
         if self.river_threshold is not None:
             return float(self.river_threshold)
-        return max(2.0, RIVER_AREA * map_config.terrain.scale**2)
+        return max(2.0, RIVER_AREA * map_config.feature_scale**2)
 
 
 @dataclasses.dataclass
@@ -241,21 +241,21 @@ def make_terrain(
 
     check_instance(map_config, "map_config", MapConfig)
     check_instance(config, "config", TerrainConfig)
-    terrain = map_config.terrain
     if window is None:
-        window = terrain.window
+        window = map_config.window
     elif not isinstance(window, Window):
         raise TypeError(f"window must be a Window(x, y, width, height), got {window!r}")
-    if terrain.normalize == "local" and window != terrain.window:
+    if not map_config.seamless and window != map_config.window:
         raise ValueError(
-            f"a window other than the whole map ({terrain.window}) needs normalize='global' "
+            f"a window other than the whole map ({map_config.window}) needs normalize='global' "
             f"or 'none', got normalize='local' with {window}"
         )
     layers = make_layers(map_config, window, progress=stage)
     world = World(map_config, config)
     heights, erosion, flow, _ = carve_and_water(world, window, stage)
     multiplier = map_config.relief if config.multiplier is None else config.multiplier
-    carved = layers_from_heights(map_config, window, heights)
+    fresh = None if flow is None else flow.river | flow.lakes
+    carved = layers_from_heights(map_config, window, heights, fresh_water=fresh)
     return Terrain(
         layers, heights, erosion, flow, map_config.sea_level, window, float(multiplier), carved
     )

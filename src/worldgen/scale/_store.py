@@ -222,7 +222,7 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
         {
             **identity,
             "layers": {k: LAYERS[k] for k in _layers(kind)},
-            "biomes": list(config.biomes.names),
+            "biomes": list(config.biome_names),
             "complete": False,
         }
     )
@@ -294,12 +294,12 @@ def build_store(
         check_instance(terrain_config, "terrain_config", TerrainConfig)
     else:
         terrain_config = None
-    if config.terrain.normalize == "local":
+    if not config.seamless:
         raise ValueError(
             "normalize='local' stretches each block to its own range; a map made in blocks "
             "needs normalize='global' or 'none'"
         )
-    window = config.terrain.window if window is None else window
+    window = config.window if window is None else window
     check_instance(window, "window", Window)
     if kind == "terrain":
         for name, side in (("width", window.width), ("height", window.height)):

@@ -55,7 +55,7 @@ def write_big_set(
     if unknown or not formats:
         raise ValueError(f"formats must be some of {', '.join(BIG_FORMATS)}, got {formats!r}")
     out = check_output_dir(out)
-    window = config.terrain.window if window is None else window
+    window = config.window if window is None else window
     names = [STORE, *([COG] if "cog" in formats else []), *([TILES] if "tiles" in formats else [])]
     with _locked(out, "out"):
         _remove_partials(out)
@@ -73,6 +73,11 @@ def write_big_set(
 
 def _about(config, window, block: int) -> str:
     t = config.terrain
+    if config.world is not None:
+        return (
+            f"{window.width}x{window.height} at x {window.x}, y {window.y}, "
+            f"seed {config.seed}, blocks of {block}"
+        )
     return (
         f"{window.width}x{window.height} at x {window.x}, y {window.y} of the "
         f"{t.width}x{t.height} map, seed {t.seed}, blocks of {block}"

@@ -267,7 +267,7 @@ class World:
         self.key = repr((map_config, config))
         self.shared = shared
         terrain = map_config.terrain
-        self.seed = terrain.seed
+        self.seed = map_config.seed
         self.size = max(terrain.width, terrain.height)
         area = terrain.width * terrain.height
         droplets = area // 4 if config.droplets is None else config.droplets
@@ -311,7 +311,7 @@ class World:
         the crop of the whole map."""
         config = self.map_config
         terrain = config.terrain
-        if terrain.normalize != "local":
+        if config.seamless:
             return config.unit_elevation(config.elevation(window))
         lo, hi = _RANGES.get(repr(terrain), lambda: _range(terrain.raw()))
         raw = terrain.raw(window)
@@ -553,7 +553,7 @@ class World:
         the land is not bounded (or too big to take whole)."""
         config = self.map_config
         mask, terrain = config.mask, config.terrain
-        if mask.shape == "none" or terrain.normalize == "none":
+        if config.world is not None or mask.shape == "none" or terrain.normalize == "none":
             return None
         if float(config.curve(np.zeros((1, 1)))[0, 0]) > self.level:
             return None

@@ -8,12 +8,13 @@ import json
 
 from worldgen._checks import check_colour
 from worldgen.noise._seed import check_seed
-from worldgen.noise._validate import check_bool, check_int
+from worldgen.noise._validate import check_bool, check_instance, check_int
 from worldgen.voxel._blocks import PALETTE
+from worldgen.world._config import WorldConfig
 
 # Bumped whenever generation changes what a config makes, so that stores
 # made by an older generator are never mixed with new chunks.
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 
 TERRAINS = ("3d", "heightmap")
 
@@ -36,7 +37,7 @@ class VoxelConfig:
     Parameters
     ----------
     seed : int
-        Any 64-bit integer.
+        Any 64-bit integer (the world's, when ``world`` is given).
     y_min, y_max : int
         The vertical range, ``y_min <= y < y_max``, as Minecraft's -64 to
         320 by default; its height must be a multiple of 8 (the 3D grid's
@@ -63,6 +64,11 @@ class VoxelConfig:
     palette : tuple of (name, (r, g, b))
         Block names and colours for pictures and meshes; the names must be
         the standard ones, in order (colours may change).
+    world : WorldConfig, optional
+        The world whose ground this is (default: the default world of
+        ``seed``): a column's ground stands ``elevation`` blocks above the
+        sea level (one block is one metre, one column one cell), so the
+        voxel world has the map's coastlines, mountains and climate.
 
     Notes
     -----
@@ -86,11 +92,22 @@ class VoxelConfig:
     trees: bool = True
     ores: bool = True
     palette: tuple[tuple[str, tuple[int, int, int]], ...] = PALETTE
+    world: WorldConfig | None = None
 
     def __post_init__(self):
         # The canonical unsigned seed: -1 and 2**64 - 1 make the same chunks,
         # so they must have one store key.
         object.__setattr__(self, "seed", check_seed(self.seed))
+        if self.world is None:
+            object.__setattr__(self, "world", WorldConfig(seed=self.seed))
+        else:
+            check_instance(self.world, "world", WorldConfig)
+            if self.seed not in (0, self.world.seed):
+                raise ValueError(
+                    f"seed={self.seed} differs from the world's seed {self.world.seed}; "
+                    "give one of them"
+                )
+            object.__setattr__(self, "seed", self.world.seed)
         for name in ("y_min", "y_max", "sea_level"):
             object.__setattr__(self, name, check_int(getattr(self, name), name, -4096, 4096))
         height = self.y_max - self.y_min
@@ -137,5 +154,5 @@ class VoxelConfig:
         shape = {
             "version": GENERATOR_VERSION,
             **{k: v for k, v in dataclasses.asdict(self).items() if k != "palette"},
-        }
+        }  # the world's fields too
         return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()

@@ -6,22 +6,23 @@ from fields that depend only on world coordinates, so a chunk made alone
 equals the same 16 x 16 columns cut from a bigger region, and chunks made in
 any order, on any thread, are the same bytes.
 
-- **Shape.** Every column has a target height that follows Minecraft's idea
-  of three broad noises (fractal Perlin) shaped by curves: *continentalness*
-  sets the base height (deep ocean, ocean, coast, inland), *erosion* how
-  mountainous the land may be, and *peaks and valleys*,
-  ``1 - |3 |w| - 2|`` of a *weirdness* noise ``w``, where the peaks are.
-  A small detail noise roughens it. With ``terrain='heightmap'`` a column
-  is solid up to that height. With ``terrain='3d'`` (the default) a block
-  is solid where the density ``height - y + relief * n(x, y, z)`` is
-  positive, ``n`` being a 3D fractal noise and ``relief`` (blocks) grow
-  with the mountain term of the height, so mountains get cliffs that lean
-  out, overhangs, arches and the odd floating rock, while plains and coasts
-  stay gentle. This is the "density function" construction of Minecraft
-  1.18 and later (terrain from 3D Perlin noise plus a height-dependent
-  bias). The *surface* of a column is its highest solid terrain block.
-- **Biomes.** Temperature and moisture noises, with the surface height and
-  coast, choose ocean, beach, plains, forest, desert, taiga, snowy or
+- **Shape.** The ground is the world's (:mod:`worldgen.world`): column
+  ``(x, z)`` is world cell ``(x, z)`` at full detail, and its target
+  height is ``sea_level + elevation`` (one block a metre), so the voxel
+  world has the map's continents, coasts, ranges and climate. With
+  ``terrain='heightmap'`` a column is solid up to that height (its floor):
+  a column is under water exactly where the map's elevation is below 0.
+  With ``terrain='3d'`` (the default) a block is solid where the density
+  ``height - y + relief * n(x, y, z)`` is positive, ``n`` being a 3D
+  fractal noise and ``relief`` (blocks) growing with the metres the world's
+  mountain ranges add, so mountains get cliffs that lean out, overhangs,
+  arches and the odd floating rock, while plains and coasts (no ranges,
+  no relief) keep the map's heights exactly. This is the "density
+  function" construction of Minecraft 1.18 and later (terrain from 3D
+  Perlin noise plus a height-dependent bias). The *surface* of a column is
+  its highest solid terrain block.
+- **Biomes.** The world's biome of each column (from its temperature and
+  rainfall) picks ocean, beach, plains, forest, desert, taiga, snowy or
   mountains; each has its surface blocks, laid on the top of every run of
   solid blocks (so the floor under an overhang is grassed too).
 - **Caves** after the same generator's three kinds: *cheese* caverns where
@@ -94,7 +95,9 @@ from worldgen.voxel._chunk import CHUNK, Chunk
 from worldgen.voxel._config import VoxelConfig
 from worldgen.voxel._rivers import NONE as NO_RIVER
 from worldgen.voxel._rivers import river_columns
-from worldgen.world._shaping import HeightCurve
+from worldgen.world._elevation import LAND_RAMP
+from worldgen.world._fields import world_fields
+from worldgen.world._window import Window
 
 OCEAN, BEACH, PLAINS, FOREST, DESERT, TAIGA, SNOWY, MOUNTAINS = range(8)
 BIOMES = ("ocean", "beach", "plains", "forest", "desert", "taiga", "snowy", "mountains")
@@ -107,12 +110,6 @@ GRID_CELL = (4, 8, 4)  # x, y, z: the coarse grid of the 3D noises
 
 # Column fields: (tag, blocks per lattice cell, octaves).
 _FIELDS = {
-    "continent": (1, 1024.0, 5),
-    "erosion": (2, 512.0, 4),
-    "weirdness": (3, 256.0, 3),
-    "detail": (4, 32.0, 3),
-    "temperature": (5, 1024.0, 3),
-    "moisture": (6, 768.0, 3),
     "aquifer warp x": (17, 40.0, 2),
     "aquifer warp z": (18, 40.0, 2),
 }
@@ -135,10 +132,9 @@ _GOLDEN = (1.0 + 5.0**0.5) / 2.0
 CHEESE_LEVEL = 0.3
 SPAGHETTI = 0.006
 NOODLE = 0.004
-# 3D relief in blocks: RELIEF_BASE + RELIEF_SLOPE * the mountain term of
-# the height (clipped at 0 and at RELIEF_MAX).
-RELIEF_BASE = 2.0
-RELIEF_SLOPE = 0.8
+# 3D relief in blocks: RELIEF_SLOPE * the metres the world's ranges add
+# to a column (0 off the ranges and at the coast), at most RELIEF_MAX.
+RELIEF_SLOPE = 0.3
 RELIEF_MAX = 48.0
 # Bound of the interpolated 3D terrain noise: fractal Perlin in 3D lies in
 # [-1.0364, 1.0364] and Catmull-Rom weights sum to at most 1.25 in size.
@@ -150,12 +146,12 @@ AQUIFER_WARP = 10.0  # blocks by which aquifer borders wander
 AQUIFER_BARRIER = 2.0  # half-width (warped blocks) of the wall between aquifers
 LAVA_BELOW = 24  # aquifers with levels under y_min + LAVA_BELOW hold lava
 
-_BASE = HeightCurve(
-    ((-0.6, -30.0), (-0.25, -28.0), (-0.12, -12.0), (-0.04, -1.0), (0.0, 2.0),
-     (0.15, 8.0), (0.4, 22.0), (0.6, 38.0))
+# The voxel biome of each world biome (worldgen.world.BIOMES, in order).
+_FROM_WORLD = np.array(
+    [OCEAN, OCEAN, BEACH, DESERT, PLAINS, FOREST, FOREST, PLAINS, FOREST, FOREST, TAIGA,
+     SNOWY, SNOWY, MOUNTAINS, OCEAN],
+    dtype=np.uint8,
 )  # fmt: skip
-_AMPLITUDE = HeightCurve(((-0.5, 1.0), (-0.2, 0.75), (0.0, 0.4), (0.2, 0.12), (0.5, 0.03)))
-_PEAKS = HeightCurve(((-1.0, -10.0), (-0.4, 0.0), (0.2, 28.0), (0.6, 85.0), (1.0, 150.0)))
 
 
 @functools.lru_cache(maxsize=16)
@@ -183,9 +179,8 @@ class Columns:
 
     height: np.ndarray  # float64, target ground height
     relief: np.ndarray  # float64, blocks of 3D relief
-    continent: np.ndarray  # float64
-    temperature: np.ndarray  # float64, scaled to about [-1, 1]
-    moisture: np.ndarray  # float64, scaled to about [-1, 1]
+    temperature: np.ndarray  # float64, degrees Celsius (zero when not made)
+    biome: np.ndarray | None  # uint8, the world's biome
     aquifer_x: np.ndarray  # float64, warped x at which aquifers are looked up
     aquifer_z: np.ndarray  # float64, warped z
 
@@ -194,46 +189,42 @@ def columns(
     config: VoxelConfig, x0: int, z0: int, width: int, depth: int, *, step: int = 1, names=None
 ) -> Columns:
     """Target height, relief and climate of columns ``x0 <= x < x0 + width``,
-    ``z0 <= z < z0 + depth`` (every ``step``-th column of them: ``width``
-    and ``depth`` count the columns taken). ``names``: the fields to make
-    (default all; the others are zero)."""
+    ``z0 <= z < z0 + depth`` (every ``step``-th column of them, each
+    standing for ``step x step`` columns: ``width`` and ``depth`` count the
+    columns taken). ``names``: ``('height',)`` makes the height and relief
+    only (the rest zero)."""
+    window = Window(x0, z0, width, depth, step)
+    full = names is None
+    fields = world_fields(config.world, window, climate=full)
+    land = np.clip(fields.continentalness / LAND_RAMP, 0.0, 1.0)
+    mountains = np.maximum(fields.mountains, 0.0) * land * land * (3.0 - 2.0 * land)
+    height = config.sea_level + fields.elevation
+    relief = np.minimum(RELIEF_SLOPE * mountains, RELIEF_MAX)
+    zero = np.zeros((depth, width))
+    if not full:
+        return Columns(height, relief, zero, None, zero, zero)
     wx = x0 + np.arange(width, dtype=np.float64) * step
     wz = z0 + np.arange(depth, dtype=np.float64) * step
     noise = _noises(config.seed)
-    zero = np.zeros((depth, width))
     field = {
-        name: noise[name].grid(wx / scale, wz / scale) if names is None or name in names else zero
-        for name, (_, scale, _) in _FIELDS.items()
+        name: noise[name].grid(wx / scale, wz / scale) for name, (_, scale, _) in _FIELDS.items()
     }
-    c = field["continent"]
-    w = np.clip(field["weirdness"] * 2.2, -1.0, 1.0)
-    peaks_valleys = 1.0 - np.abs(3.0 * np.abs(w) - 2.0)
-    inland = np.clip((c + 0.05) / 0.15, 0.0, 1.0)
-    inland = inland * inland * (3.0 - 2.0 * inland)
-    mountain = inland * _AMPLITUDE(field["erosion"]) * _PEAKS(peaks_valleys)
-    height = config.sea_level + _BASE(c) + mountain + 4.0 * field["detail"]
-    relief = np.minimum(RELIEF_BASE + RELIEF_SLOPE * np.maximum(mountain, 0.0), RELIEF_MAX)
     return Columns(
         height,
         relief,
-        c,
-        field["temperature"] / 0.45,
-        field["moisture"] / 0.45,
+        fields.temperature,
+        fields.biome,
         wx[None, :] + AQUIFER_WARP * field["aquifer warp x"],
         wz[:, None] + AQUIFER_WARP * field["aquifer warp z"],
     )
 
 
 def biomes(cols: Columns, surface: np.ndarray, sea_level: int) -> np.ndarray:
-    """Biome (uint8, see :data:`BIOMES`) of columns with these surfaces."""
-    t, m = cols.temperature, cols.moisture
-    biome = np.full(surface.shape, PLAINS, dtype=np.uint8)
-    biome[m > 0.15] = FOREST
-    biome[(t > 0.35) & (m < 0.0)] = DESERT
-    biome[(t < -0.1)] = TAIGA
-    biome[(t < -0.35)] = SNOWY
-    biome[surface > sea_level + 70] = MOUNTAINS
-    biome[(surface <= sea_level + 2) & (cols.continent < 0.05)] = BEACH
+    """Biome (uint8, see :data:`BIOMES`) of columns with these surfaces:
+    the world's, mapped to the voxel biomes; ocean where the surface is
+    under the sea."""
+    biome = _FROM_WORLD[cols.biome]
+    biome[(biome == OCEAN) & (surface >= sea_level)] = BEACH  # a shore the 3D ground raised
     biome[surface < sea_level] = OCEAN
     return biome
 
@@ -639,7 +630,7 @@ def generate_region(
         cut = np.zeros(surface.shape, dtype=np.bool_)
     biome = biomes(cols, surface, config.sea_level)
     biome[(river != NO_RIVER) & (surface >= config.sea_level - 1)] = BEACH  # sandy beds
-    cold = cols.temperature < -0.35
+    cold = cols.temperature < 0.0
     shore = _shore(surface, config.sea_level) | cut  # no cave breaks into a river
     if config.caves and config.aquifers:
         aquifer_key = np.uint64(derive_seed(config.seed, 0x41515546))

@@ -58,9 +58,7 @@ def _region(config, rx: int, rz: int) -> tuple[np.ndarray, np.ndarray, np.ndarra
         n = REGION + 2 * HALO
         x0 = (rx * REGION - HALO) * CELL
         z0 = (rz * REGION - HALO) * CELL
-        ground = columns(
-            config, x0, z0, n, n, step=CELL, names=("continent", "erosion", "weirdness", "detail")
-        ).height
+        ground = columns(config, x0, z0, n, n, step=CELL, names=("height",)).height
         sea = ground < config.sea_level
         water = rivers(ground, threshold=THRESHOLD, outlets=sea)
         core = np.s_[HALO : HALO + REGION, HALO : HALO + REGION]

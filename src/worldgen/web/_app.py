@@ -56,7 +56,7 @@ from worldgen.noise._validate import check_int, check_positive
 from worldgen.web._products import LAYERS, check_layer, point_info, tile_png
 from worldgen.web._server import PacedResponses
 from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, check_tile
-from worldgen.web._worlds import Worlds, parse_params
+from worldgen.web._worlds import Worlds, parse_params, spawn_of
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -406,7 +406,10 @@ def create_app(
             raise ClientError(400 if exc.status == 422 else exc.status, str(exc)) from None
         key = worlds.insert(world)
         params = world[1]
-        return JSONResponse({"key": key, "params": params, "layers": _layers(request, key, params)})
+        spawn = await state.run(("spawn", key), spawn_of, world[0])
+        return JSONResponse(
+            {"key": key, "params": params, "layers": _layers(request, key, params), "spawn": spawn}
+        )
 
     async def world_layers(request: Request) -> Response:
         key = request.path_params["key"]

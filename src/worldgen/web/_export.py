@@ -13,6 +13,7 @@ from worldgen.io import write_map_set
 from worldgen.noise._validate import check_int
 from worldgen.products._maps import MapConfig
 from worldgen.web._products import check_windowed, relief
+from worldgen.world._window import Window
 
 MAX_EXPORT = 1024
 """Largest side, in cells, of an exported window."""
@@ -74,7 +75,6 @@ def export_zip(
     ``stop``: when set (the client went away), the export raises
     :class:`Stopped` at its next stage."""
     x, z, width, height = export_window(x, z, width, height)
-    frame = window_config(config, x, z, width, height)
     buffer = io.BytesIO()
 
     def progress(*_) -> None:
@@ -83,7 +83,12 @@ def export_zip(
 
     progress()
     with tempfile.TemporaryDirectory() as folder:
-        written = write_map_set(frame, folder, relief=relief(config), progress=progress)
+        if config.world is not None:
+            window = Window(x, z, width, height)
+            written = write_map_set(config, folder, window=window, progress=progress)
+        else:
+            frame = window_config(config, x, z, width, height)
+            written = write_map_set(frame, folder, relief=relief(config), progress=progress)
         progress()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in written:

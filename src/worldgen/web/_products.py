@@ -1,11 +1,12 @@
 """Tile products: one library function per layer, (config, z, x, y) -> image.
 
 Every layer is computed from the window the tile samples (see
-:mod:`worldgen.web._tiles`), grown by a halo of one sample where a picture
-looks at neighbours (hillshading), and cropped back, so each pixel depends
-only on the config and the world cells around it: tiles of one zoom meet
-without seams, and a tile at the native zoom equals the same pixels of the
-CLI's map (away from that map's one-pixel border).
+:mod:`worldgen.web._tiles`), at the zoom's level of detail, grown by a halo
+of one sample where a picture looks at neighbours (hillshading), and
+cropped back, so each pixel depends only on the config and the world cells
+around it: tiles of one zoom meet without seams, and a tile at the native
+zoom equals the same pixels of the CLI's map (away from that map's
+one-pixel border).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from PIL import Image
 
 from worldgen.products._maps import MapConfig, make_layers
 from worldgen.products._pictures import BIOME_SHADE, relief_shade, shaded_colour
-from worldgen.products._shading import apply_shade
-from worldgen.web._tiles import CELL_METRES, HALF, NATIVE_ZOOM, check_tile, tile_step, tile_window
+from worldgen.products._shading import apply_shade, colour_ramp
+from worldgen.web._tiles import HALF, NATIVE_ZOOM, check_tile, tile_step, tile_window
 from worldgen.world._window import Window
 
 
@@ -33,6 +34,9 @@ class Layer:
     encoding: str | None = None
 
 
+VOXEL_ZOOM = NATIVE_ZOOM
+"""The voxel layer's first zoom (a pixel is a column there)."""
+
 LAYERS = {
     layer.name: layer
     for layer in (
@@ -40,28 +44,23 @@ LAYERS = {
         Layer("biomes", "Biomes in their palette colours, hillshaded (as biomes.png)"),
         Layer(
             "height",
-            "Elevation in metres, terrarium-encoded: (R * 256 + G + B / 256) - 32768",
+            "Elevation in metres above sea level (the sea floor negative), "
+            "terrarium-encoded: (R * 256 + G + B / 256) - 32768",
             encoding="terrarium",
         ),
         Layer("hillshade", "Relief shading, lit from the north-west at 45 degrees"),
-        Layer("voxel", "The voxel world seen from above (one column per pixel)", NATIVE_ZOOM),
+        Layer("temperature", "Temperature at the surface, -20 (blue) to 35 degrees C (red)"),
+        Layer("rainfall", "Rainfall, 0 (ochre) to 3000 mm a year (blue); the sea dark"),
+        Layer("voxel", "The voxel world seen from above (one column per pixel)", VOXEL_ZOOM),
     )
 }
 """The layers served, by name."""
 
 
 def relief(config: MapConfig) -> float:
-    """World cells high a height of 1.0 stands, for shading and elevation:
-    the map's :attr:`~worldgen.terrain.MapConfig.relief`, as ``worldgen map``
-    uses."""
+    """World cells high a height of 1.0 stands, for shading: the map's
+    :attr:`~worldgen.products.MapConfig.relief`, as ``worldgen map`` uses."""
     return config.relief
-
-
-def height_metres(config: MapConfig) -> float:
-    """Metres of a height of 1.0 in the elevation tiles: :func:`relief`
-    cells of :data:`~worldgen.web._tiles.CELL_METRES`, so 3D terrain keeps
-    the proportions of the shading."""
-    return relief(config) * CELL_METRES
 
 
 def check_layer(layer: object) -> Layer:
@@ -73,8 +72,9 @@ def check_layer(layer: object) -> Layer:
 
 
 def check_windowed(config: MapConfig) -> MapConfig:
-    """Tiles need a seamless normalisation: ``'local'`` is refused."""
-    if config.terrain.normalize == "local":
+    """Tiles need a seamless map: a classic map normalised ``'local'`` is
+    refused."""
+    if not config.seamless:
         raise ValueError(
             "tiles need terrain normalize='global' or 'none' (seamless); "
             "'local' stretches every window differently"
@@ -86,10 +86,13 @@ def check_pyramid(config: MapConfig) -> MapConfig:
     """Check that ``config`` can be sampled over the whole tile pyramid
     (the noise refuses coordinates too large for its octaves): a 2 x 2
     window on the pyramid's corners is made once."""
-    t = check_windowed(config).terrain
-    corners = Window(t.width // 2 - HALF, t.height // 2 - HALF, 2, 2, 2 * HALF)
+    check_windowed(config)
+    ox, oy = config.origin
+    corners = Window(ox - HALF, oy - HALF, 2, 2, 2 * HALF)
     try:
-        make_layers(config, corners)
+        config.elevation(corners)
+        if config.world is None:
+            make_layers(config, corners)
     except ValueError as exc:
         raise ValueError(
             f"this world cannot be sampled over the whole map ({exc}): "
@@ -113,39 +116,85 @@ def terrarium(metres: np.ndarray) -> np.ndarray:
     return np.stack([fixed >> 16, (fixed >> 8) & 255, fixed & 255], axis=-1).astype(np.uint8)
 
 
-def _map_tiles(config: MapConfig, layer: str, z: int, x: int, y: int, n: int) -> np.ndarray:
-    t = config.terrain
-    window = tile_window(z, x, y, width=t.width, height=t.height, halo=1, tiles=n)
+_TEMPERATURE_RAMP = [
+    (-20.0, (60, 80, 200)), (0.0, (150, 200, 240)), (12.0, (245, 240, 200)),
+    (24.0, (245, 160, 70)), (35.0, (200, 40, 30)),
+]  # fmt: skip
+_RAINFALL_RAMP = [
+    (0.0, (200, 160, 90)), (500.0, (225, 215, 140)), (1200.0, (120, 190, 110)),
+    (2000.0, (50, 140, 150)), (3000.0, (30, 70, 170)),
+]  # fmt: skip
+_SEA = np.array([24, 34, 60], dtype=np.uint8)
+
+
+def _climate(config: MapConfig, window: Window) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Temperature (degrees C), rainfall (mm a year) and water of a window:
+    the world's, or the classic map's temperature and moisture noises
+    (0..1) spread over -10..30 degrees and 0..3000 mm."""
+    if config.world is not None:
+        from worldgen.world._fields import world_fields
+
+        fields = world_fields(config.world, window)
+        return fields.temperature, fields.rainfall, fields.water
     layers = make_layers(config, window)
-    heights = config.unit_elevation(layers.elevation)
-    inner = (slice(1, -1), slice(1, -1))
-    strength = relief(config) / tile_step(z)  # slopes in world units at every zoom
+    temperature = layers.temperature if layers.temperature is not None else layers.moisture * 0
+    return -10.0 + 40.0 * temperature, 3000.0 * layers.moisture, layers.water
+
+
+def _biome_ids(config: MapConfig, window: Window) -> np.ndarray:
+    if config.world is not None:
+        from worldgen.world._fields import world_fields
+
+        return world_fields(config.world, window).biome
+    return make_layers(config, window).biomes
+
+
+def _map_tiles(config: MapConfig, layer: str, z: int, x: int, y: int, n: int) -> np.ndarray:
+    window = tile_window(z, x, y, origin=config.origin, halo=1, tiles=n)
+    inner_window = tile_window(z, x, y, origin=config.origin, tiles=n)
+    if layer in ("temperature", "rainfall"):
+        temperature, rainfall, water = _climate(config, inner_window)
+        if layer == "temperature":
+            return colour_ramp(temperature, _TEMPERATURE_RAMP, blend=True)
+        image = colour_ramp(rainfall, _RAINFALL_RAMP, blend=True)
+        image[water] = _SEA
+        return image
     if layer == "height":
-        return terrarium(heights[inner] * height_metres(config))
+        if config.world is not None:
+            from worldgen.world._elevation import elevation
+
+            return terrarium(elevation(config.world, inner_window))
+        return terrarium(
+            config.metres_from_unit(config.unit_elevation(config.elevation(inner_window)))
+        )
+    heights = config.unit_elevation(config.elevation(window))
+    strength = relief(config) / tile_step(z)  # slopes in world units at every zoom
     if layer == "colour":
         return shaded_colour(config, heights, relief=strength)
     shade = relief_shade(config, heights, relief=strength)
     if layer == "hillshade":
         return np.rint(shade * 255.0).astype(np.uint8)
-    biomes = config.biomes.palette()[layers.biomes[inner]]
+    biomes = config.biome_palette()[_biome_ids(config, inner_window)]
     return apply_shade(biomes, shade, strength=BIOME_SHADE)
 
 
 def voxel_config(config: MapConfig):
-    """The voxel world shown beside a map: the map's seed, defaults
-    otherwise."""
+    """The voxel world shown beside a map: the map's world (a classic map:
+    the default world of its seed)."""
     from worldgen.voxel import VoxelConfig
+    from worldgen.world._config import WorldConfig
 
-    return VoxelConfig(seed=config.terrain.seed)
+    world = config.world if config.world is not None else WorldConfig(seed=config.seed)
+    return VoxelConfig(world=world)
 
 
 def _voxel_tiles(config: MapConfig, z: int, x: int, y: int, n: int) -> np.ndarray:
     from worldgen.voxel import generate_region, top_down
 
     world = voxel_config(config)
-    t = config.terrain
-    w = tile_window(z, x, y, width=t.width, height=t.height, halo=1, tiles=n)
-    blocks, _ = generate_region(world, w.x - t.width // 2, w.y - t.height // 2, w.width, w.height)
+    ox, oy = config.origin
+    w = tile_window(z, x, y, origin=config.origin, halo=1, tiles=n)
+    blocks, _ = generate_region(world, w.x - ox, w.y - oy, w.width, w.height)
     image = top_down(blocks, y_min=world.y_min, sea_level=world.sea_level)
     return image[1:-1, 1:-1]
 
@@ -160,13 +209,13 @@ def tile_image(
     Parameters
     ----------
     config : MapConfig
-        The world; its terrain normalisation must be ``'global'`` or
+        The world; a classic map must be normalised ``'global'`` or
         ``'none'`` (tiles of a ``'local'`` map would not meet).
     layer : str
         One of :data:`LAYERS`.
     z, x, y : int
         Tile coordinates (see :mod:`worldgen.web._tiles`); the voxel layer
-        exists only at the native zoom.
+        exists from :data:`VOXEL_ZOOM`.
     tiles : int
         Tiles along each side of the block (1: one tile).
 
@@ -184,8 +233,8 @@ def tile_image(
 
     Examples
     --------
-    >>> from worldgen.terrain import NoiseMap
-    >>> config = MapConfig(terrain=NoiseMap(normalize="global"))
+    >>> from worldgen.world import WorldConfig
+    >>> config = MapConfig(world=WorldConfig(seed=3))
     >>> tile_image(config, "height", 16, 2**15, 2**15).shape
     (256, 256, 3)
     """
@@ -212,16 +261,20 @@ def tile_png(config: MapConfig, layer: str, z: int, x: int, y: int) -> bytes:
 
 
 def point_info(config: MapConfig, cell_x: int, cell_z: int) -> dict[str, object]:
-    """Height (in [0, 1] and in the elevation tiles' metres) and biome of
-    world cell ``(cell_x, cell_z)``, for the explorer's cursor readout."""
-    t = check_windowed(config).terrain
-    layers = make_layers(config, Window(cell_x + t.width // 2, cell_z + t.height // 2, 1, 1))
-    height = float(config.unit_elevation(layers.elevation)[0, 0])
+    """Height (in [0, 1] and in metres above sea level), biome and climate
+    of world cell ``(cell_x, cell_z)``, for the explorer's cursor readout."""
+    check_windowed(config)
+    ox, oy = config.origin
+    window = Window(cell_x + ox, cell_z + oy, 1, 1)
+    height = float(config.unit_elevation(config.elevation(window))[0, 0])
+    temperature, rainfall, water = _climate(config, window)
     return {
         "x": cell_x,
         "z": cell_z,
         "height": height,
-        "metres": height * height_metres(config),
-        "biome": config.biomes.names[int(layers.biomes[0, 0])],
-        "water": height <= config.sea_level,
+        "metres": float(config.metres_from_unit(np.array(height))),
+        "biome": config.biome_names[int(_biome_ids(config, window)[0, 0])],
+        "temperature": float(temperature[0, 0]),
+        "rainfall": float(rainfall[0, 0]),
+        "water": bool(water[0, 0]),
     }

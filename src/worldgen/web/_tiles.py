@@ -5,15 +5,18 @@ The pyramid is the usual web-map one (tile ``(0, 0)`` at the north-west,
 world's cells so that its centre is world cell ``(0, 0)``:
 
 - At zoom :data:`NATIVE_ZOOM` one pixel is one world cell; at zoom ``z``
-  one pixel samples every ``step = 2 ** (NATIVE_ZOOM - z)``-th cell, so a
-  tile costs the same 256 x 256 samples at every zoom.
+  one pixel stands for the ``step x step`` cells from its corner, ``step =
+  2 ** (NATIVE_ZOOM - z)``, at the world's level of detail ``NATIVE_ZOOM -
+  z`` (band-limited, see :mod:`worldgen.world._lod`), so a tile costs
+  256 x 256 samples at every zoom and is an overview, not an aliased
+  point sample, of the cells under it.
 - Pixel ``(px, py)`` of tile ``(z, x, y)`` samples world cell
   ``X = (256 x + px) step - HALF``, ``Z = (256 y + py) step - HALF`` with
   ``HALF = 2 ** (NATIVE_ZOOM + 7)``: columns grow east, rows south.
-- World cell ``(X, Z)`` is pixel ``(X + width // 2, Z + height // 2)`` of
-  the map's own grid (:class:`~worldgen.terrain.NoiseMap`), so the map's
-  centre is the pyramid's centre; it is column ``(X, Z)`` of the voxel
-  world.
+- World cell ``(X, Z)`` is pixel ``(X + ox, Z + oy)`` of the map's own
+  grid, ``(ox, oy)`` being :attr:`MapConfig.origin
+  <worldgen.products.MapConfig.origin>`: the cell itself for a world, the
+  centre of a classic map; it is column ``(X, Z)`` of the voxel world.
 
 Neighbouring tiles sample neighbouring cells: the tiles of a zoom laid side
 by side are one continuous grid, so they agree on every shared edge.
@@ -84,20 +87,26 @@ def tile_origin(z: int, x: int, y: int) -> tuple[int, int]:
 
 
 def tile_window(
-    z: int, x: int, y: int, *, width: int, height: int, halo: int = 0, tiles: int = 1
+    z: int,
+    x: int,
+    y: int,
+    *,
+    origin: tuple[int, int] = (0, 0),
+    halo: int = 0,
+    tiles: int = 1,
 ) -> Window:
     """The window of a map's pixel grid that tile ``(z, x, y)`` samples (or
     the ``tiles x tiles`` block of tiles from it), grown by ``halo``
     samples on every side (for stages that look at neighbours).
 
-    ``width`` and ``height`` are the map's nominal size, which fixes its
-    centre (see the module docstring).
+    ``origin`` is the map's pixel of world cell ``(0, 0)`` (see the module
+    docstring).
 
     Examples
     --------
-    >>> tile_window(NATIVE_ZOOM, 2**15, 2**15, width=512, height=512)
-    Window(x=256, y=256, width=256, height=256, step=1)
-    >>> tile_window(NATIVE_ZOOM - 1, 2**14, 2**14, width=512, height=512, halo=1)
+    >>> tile_window(NATIVE_ZOOM, 2**15, 2**15)
+    Window(x=0, y=0, width=256, height=256, step=1)
+    >>> tile_window(NATIVE_ZOOM - 1, 2**14, 2**14, origin=(256, 256), halo=1)
     Window(x=254, y=254, width=258, height=258, step=2)
     """
     X, Z = tile_origin(z, x, y)
@@ -105,7 +114,8 @@ def tile_window(
         raise ValueError(f"tiles must be from 1 to {2**z - max(x, y)} here, got {tiles!r}")
     step = tile_step(z)
     side = TILE * tiles + 2 * halo
-    return Window(X + width // 2 - halo * step, Z + height // 2 - halo * step, side, side, step)
+    ox, oy = origin
+    return Window(X + ox - halo * step, Z + oy - halo * step, side, side, step)
 
 
 def lnglat_to_cell(lng: float, lat: float) -> tuple[float, float]:

@@ -22,19 +22,28 @@ from worldgen.products._classify import Band
 from worldgen.products._maps import MapConfig
 from worldgen.web._products import check_pyramid, voxel_config
 
-TILES_FORMAT = 1
+TILES_FORMAT = 2
 """Bumped whenever the tile products change for the same config."""
 
 PARAMS = {
     "preset": str,
     "seed": int,
+    "continent_size": int,
+    "land_fraction": float,
+    "relief": float,
     "scale": float,
     "octaves": int,
     "persistence": float,
     "lacunarity": float,
     "sea": float,
 }
-"""The world parameters the page may set, and their types."""
+"""The world parameters the page may set, and their types: a world
+preset's (``continent_size``, ``land_fraction``, ``relief``) or a classic
+map's (``scale``, ``octaves``, ``persistence``, ``lacunarity``, ``sea``);
+each kind ignores the other's."""
+
+WORLD_PARAMS = ("continent_size", "land_fraction", "relief")
+CLASSIC_PARAMS = ("scale", "octaves", "persistence", "lacunarity", "sea")
 
 
 def parse_params(query: Mapping[str, str]) -> dict[str, Any]:
@@ -83,9 +92,11 @@ def build_config(file_data: Mapping[str, Any], params: Mapping[str, Any]) -> Map
     """The map config of typed page ``params`` over a config file's data.
 
     The preset (if any, and not ``'none'``) comes first, then the file, then
-    the terrain parameters; a ``'local'`` normalisation becomes
-    ``'global'`` (tiles must meet), and ``sea`` moves the band tops (see
-    :func:`with_sea_level`).
+    the parameters. For a world (a world preset, or a file with a
+    ``[world]`` table) the seed and the world parameters go to the world;
+    for a classic map the seed and noise parameters go to its noise map, a
+    ``'local'`` normalisation becomes ``'global'`` (tiles must meet), and
+    ``sea`` moves the band tops (see :func:`with_sea_level`).
     """
     names = ("seed", "scale", "octaves", "persistence", "lacunarity")
     terrain = {k: params[k] for k in names if k in params}
@@ -93,7 +104,11 @@ def build_config(file_data: Mapping[str, Any], params: Mapping[str, Any]) -> Map
     w, h = size.get("width", 512), size.get("height", 512)
     name = params.get("preset")
     data = preset_overrides(name, w, h) if name and name != "none" else {}
-    data = merge(merge(data, dict(file_data)), {"terrain": terrain})
+    data = merge(data, dict(file_data))
+    if "world" in data:
+        world = {k: params[k] for k in ("seed", *WORLD_PARAMS) if k in params}
+        return check_pyramid(map_config(merge(data, {"world": world})))
+    data = merge(data, {"terrain": terrain})
     if data.get("terrain", {}).get("normalize", "local") == "local":
         data = merge(data, {"terrain": {"normalize": "global"}})
     config = map_config(data)
@@ -103,7 +118,16 @@ def build_config(file_data: Mapping[str, Any], params: Mapping[str, Any]) -> Map
 
 
 def describe(config: MapConfig, preset: str | None) -> dict[str, Any]:
-    """The page's parameters of ``config``."""
+    """The page's parameters of ``config``: a world's or a classic map's."""
+    if config.world is not None:
+        w = config.world
+        return {
+            "preset": preset or "none",
+            "seed": w.seed,
+            "continent_size": w.continent_size,
+            "land_fraction": w.land_fraction,
+            "relief": w.relief,
+        }
     t = config.terrain
     return {
         "preset": preset or "none",
@@ -116,15 +140,25 @@ def describe(config: MapConfig, preset: str | None) -> dict[str, Any]:
     }
 
 
+def spawn_of(config: MapConfig) -> list[int]:
+    """World cell ``[x, z]`` the page opens on: a world's spawn (see
+    :func:`worldgen.world.spawn`), or the classic map's centre."""
+    if config.world is None:
+        return [0, 0]
+    from worldgen.world import spawn
+
+    return list(spawn(config.world))
+
+
 def world_key(config: MapConfig) -> str:
     """A hash of the generator version, the tile format and ``config`` (and
     the voxel world derived from it): 20 hex digits.
 
     Examples
     --------
-    >>> from worldgen.terrain import NoiseMap
-    >>> a = world_key(MapConfig(terrain=NoiseMap(normalize="global")))
-    >>> b = world_key(MapConfig(terrain=NoiseMap(normalize="global", seed=1)))
+    >>> from worldgen.world import WorldConfig
+    >>> a = world_key(MapConfig(world=WorldConfig()))
+    >>> b = world_key(MapConfig(world=WorldConfig(seed=1)))
     >>> len(a), a == b
     (20, False)
     """

@@ -1,9 +1,9 @@
 // The explorer page: wires the panel, the map, the readout, the stats line,
 // the export and the voxel view together, keeping the state in the URL.
 import { lngLatToCell } from './grid.js';
-import { createMap, mapStyle, popup, viewOf } from './map.js';
+import { EXAGGERATION, createMap, mapStyle, popup, viewOf } from './map.js';
 import { fillPanel, onPanelChange, setLayer } from './panel.js';
-import { readState, writeState } from './state.js';
+import { VIEW_LAYERS, readState, writeState } from './state.js';
 import { closeVoxels, openVoxels } from './voxels.js';
 
 const $ = (id) => document.getElementById(id);
@@ -35,6 +35,7 @@ async function changeWorld(params) {
     showError('');
     explorer.world = world;
     state.world = { ...world.params };
+    fillPanel(form, world.params);
     explorer.map.setStyle(mapStyle(world.layers, state.view));
     save();
   } catch (error) {
@@ -45,7 +46,7 @@ async function changeWorld(params) {
 function setTerrain(on) {
   state.view.terrain = on ? 1 : 0;
   const map = explorer.map;
-  map.setTerrain(on ? { source: 'dem', exaggeration: 1.5 } : null);
+  map.setTerrain(on ? { source: 'dem', exaggeration: EXAGGERATION } : null);
   if (on && map.getPitch() < 30) map.easeTo({ pitch: 60, duration: 0 });
   save();
 }
@@ -65,7 +66,7 @@ function setupReadout(map) {
       if (response.ok) {
         const p = await response.json();
         if (cell && cell[0] === p.x && cell[1] === p.z) {
-          readout.textContent = `X ${p.x}  Z ${p.z}  height ${p.height.toFixed(3)} (${Math.round(p.metres)} m)  ${p.biome}`;
+          readout.textContent = `X ${p.x}  Z ${p.z}  ${Math.round(p.metres)} m  ${p.biome}  ${p.temperature.toFixed(1)} °C  ${Math.round(p.rainfall)} mm`;
         }
       }
     } finally {
@@ -181,6 +182,7 @@ async function start() {
   }
   explorer.world = world;
   state.world = { ...world.params };
+  if (state.view.x === null || state.view.z === null) [state.view.x, state.view.z] = world.spawn;
   fillPanel(form, world.params);
   setLayer($('layers'), state.view.layer);
   $('terrain3d').checked = Boolean(state.view.terrain);
@@ -192,13 +194,13 @@ async function start() {
     showError(`map: ${event.error && event.error.message}`);
   });
   map.on('load', () => {
-    if (state.view.terrain) map.setTerrain({ source: 'dem', exaggeration: 1.5 });
+    if (state.view.terrain) map.setTerrain({ source: 'dem', exaggeration: EXAGGERATION });
     explorer.ready = true;
     save();
   });
   onPanelChange(form, changeWorld);
   $('layers').addEventListener('change', (event) => {
-    for (const name of ['colour', 'biomes', 'hillshade', 'voxel']) {
+    for (const name of VIEW_LAYERS) {
       map.setLayoutProperty(name, 'visibility', name === event.target.value ? 'visible' : 'none');
     }
     state.view.layer = event.target.value;

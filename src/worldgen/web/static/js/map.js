@@ -2,14 +2,18 @@
 // 3D terrain, all from the server's TileJSON documents.
 import * as maplibregl from '/static/vendor/maplibre-gl/maplibre-gl.mjs';
 import { cellToLngLat, lngLatToCell } from './grid.js';
+import { VIEW_LAYERS } from './state.js';
 
-const SHOWN = ['colour', 'biomes', 'hillshade', 'voxel'];
+// Heights are metres and a cell is a metre, shown at a web-map zoom-16
+// pixel of about 2.39 m: this exaggeration keeps the true proportions
+// (times 1.5, to read the relief at a glance).
+export const EXAGGERATION = 2.39 * 1.5;
 
 export function mapStyle(layers, view) {
   const byName = Object.fromEntries(layers.map((doc) => [doc.name, doc]));
   const sources = {};
   const styleLayers = [{ id: 'sea', type: 'background', paint: { 'background-color': '#1d2a44' } }];
-  for (const name of SHOWN) {
+  for (const name of VIEW_LAYERS) {
     const doc = byName[name];
     sources[name] = {
       type: 'raster', tiles: doc.tiles, tileSize: 256, minzoom: doc.minzoom, maxzoom: doc.maxzoom,
@@ -26,7 +30,7 @@ export function mapStyle(layers, view) {
     minzoom: dem.minzoom, maxzoom: dem.maxzoom,
   };
   const style = { version: 8, sources, layers: styleLayers };
-  if (view.terrain) style.terrain = { source: 'dem', exaggeration: 1.5 };
+  if (view.terrain) style.terrain = { source: 'dem', exaggeration: EXAGGERATION };
   return style;
 }
 

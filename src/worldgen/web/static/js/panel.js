@@ -1,9 +1,14 @@
 // The side panel: world parameters, layer switcher, 3D toggle.
 import { WORLD_PARAMS } from './state.js';
 
+// The world's own parameters fill the panel; the others (a classic map's
+// for a world preset, and the other way round) are hidden and emptied.
 export function fillPanel(form, params) {
   for (const name of WORLD_PARAMS) {
-    if (params[name] !== undefined) form.elements[name].value = params[name];
+    const input = form.elements[name];
+    const shown = params[name] !== undefined;
+    input.closest('label').style.display = shown ? '' : 'none';
+    input.value = shown ? params[name] : '';
   }
 }
 
@@ -16,11 +21,18 @@ export function readPanel(form) {
   return out;
 }
 
+// Calls back with the panel's parameters; a new preset sends only itself
+// and the seed, so that it comes with its own parameters.
 export function onPanelChange(form, callback, delay = 350) {
   let timer = null;
-  const fire = () => {
+  const fire = (event) => {
     clearTimeout(timer);
-    timer = setTimeout(() => callback(readPanel(form)), delay);
+    const params = readPanel(form);
+    const chosen = event && event.target && event.target.name === 'preset'
+      ? { preset: params.preset, seed: params.seed }
+      : params;
+    for (const key of Object.keys(chosen)) if (chosen[key] === undefined) delete chosen[key];
+    timer = setTimeout(() => callback(chosen), delay);
   };
   form.addEventListener('input', fire);
   form.addEventListener('change', fire);

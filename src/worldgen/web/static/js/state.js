@@ -1,8 +1,13 @@
 // The whole view in the URL's hash, so a link reproduces it:
 // world parameters, position (world cells), zoom, layer, pitch, bearing, 3D.
 
-export const WORLD_PARAMS = ['preset', 'seed', 'scale', 'octaves', 'persistence', 'lacunarity', 'sea'];
-export const VIEW_DEFAULTS = { x: 0, z: 0, zoom: 14, layer: 'colour', pitch: 0, bearing: 0, terrain: 0 };
+export const WORLD_PARAMS = [
+  'preset', 'seed', 'continent_size', 'land_fraction', 'relief',
+  'scale', 'octaves', 'persistence', 'lacunarity', 'sea',
+];
+export const VIEW_LAYERS = ['colour', 'biomes', 'hillshade', 'temperature', 'rainfall', 'voxel'];
+// x and z default to the world's spawn (the server sends it).
+export const VIEW_DEFAULTS = { x: null, z: null, zoom: 6, layer: 'colour', pitch: 0, bearing: 0, terrain: 0 };
 const NUMBERS = ['x', 'z', 'zoom', 'pitch', 'bearing', 'terrain'];
 
 export function readState(hash = window.location.hash) {

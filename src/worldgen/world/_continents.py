@@ -1,0 +1,262 @@
+"""Continents: at most one landmass per region of the continent lattice.
+
+The plane is cut into squares of ``D = continent_size`` cells, square
+``(i, j)`` covering ``i D <= x < (i + 1) D``, ``j D <= y < (j + 1) D``.
+Each 2 x 2 block of squares (block ``(I, J)`` holds squares ``2I, 2I + 1``
+by ``2J, 2J + 1``) is, by a hash of the seed and the block, either one
+*region* of ``2D`` cells (half of them) or four regions of ``D`` cells.
+Merged blocks hold the large continents, and no lattice shows in the
+overview. Positions are domain warped first (by up to a tenth of a square,
+a noise two thirds of a square long), so region borders wander; a region
+is still contained in its block or square grown by that warp.
+
+Each region holds at most one landmass, from a hash of the seed and the
+region: a *bias* (a slow noise over the lattice, so that some parts of the
+world hold big continents and others open ocean, plus the hash's own
+share), a dome's centre jittered around the region's centre, and an
+ellipse (aspect 0.5 to 1, any orientation). Its *potential* is
+
+    p = bias + 1.2 (1 - r^2) + coast - K h
+
+with ``r`` the warped distance to the dome's centre in the ellipse's axes
+(0.45 of the region at most), ``coast`` a fractal noise, and ``h`` a border
+envelope rising smoothly from 0 at a fifth of the region from its border to
+1 at :attr:`WorldConfig.margin` (``D / 32``) cells. ``K`` is larger than
+the highest ``bias + 1.2 + coast`` can be, so the margin is always ocean: ocean separates every pair of regions, and every
+drainage basin lies inside one region (the bound rivers rely on: the
+largest basin is a block of ``2D x 2D`` cells). The *continentalness* is
+``c = p``: land where ``c >= 0``. The biases' mean is calibrated once so
+that land covers ``land_fraction`` of the world on average (the statistics
+do not depend on the seed or on ``D``, so one calibration on a fixed seed
+serves all); the largest bias is capped, so a landmass reaches at most
+about 0.38 of its region from its centre before the coast noise.
+
+Nothing here depends on the window: ``c`` is a pure function of the
+config and the cell, band-limited through its coast and warp noises.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from worldgen._jit import kernel
+from worldgen.noise._seed import derive_seed
+from worldgen.world._config import WorldConfig
+from worldgen.world._hash import uniform3
+from worldgen.world._lod import Octaves, octave_count
+
+_SIZE_NOISE, _COAST, _WARP_X, _WARP_Y, _CELLS, _COAST_SHORT, _MERGE = (
+    0x434F4E01,
+    0x434F4E02,
+    0x434F4E03,
+    0x434F4E04,
+    0x434F4E05,
+    0x434F4E06,
+    0x434F4E07,
+)
+
+MERGED = 0.5  # share of 2 x 2 blocks that are one region
+BIAS_MAX = -0.35  # a region's largest bias toward land (so no landmass fills it)
+SLOW = 5.0  # how far the slow noise moves it (parts of big continents or open sea)
+SPREAD = 1.2  # how far a region's own hash moves it
+DOME_HEIGHT = 1.2  # the dome adds this at its centre ...
+DOME = 0.45  # ... and nothing at this distance (in regions)
+JITTER = 0.12  # dome centre jitter, in regions
+WARP = 0.1  # domain warp amplitude, in squares
+COAST = 2.2  # coast noise amplitude at roughness 1
+RAMP = 0.1  # the border envelope starts this far (in regions) from the border
+_FBM_BOUND = 1.0  # |2D Perlin fBm| stays below this
+OFFSET_MIN, OFFSET_MAX = -4.0, 2.0  # the calibrated mean bias lies between these
+ENTRIES = 6  # per region: bias, centre x, centre y, cos, sin, 1 / aspect
+
+
+def coast_noises(config: WorldConfig) -> tuple[Octaves, Octaves]:
+    """The coast noise's long octaves (a quarter of a square down to a
+    24th) and short ones (a 24th of a square down to about 8 cells): one
+    fBm, in two parts, the short one shared with the hills."""
+    size = config.continent_size
+    return (
+        Octaves(_COAST, size / 4.0, 3),
+        Octaves(_COAST_SHORT, size / 24.0, octave_count(size / 24.0, 8.0)),
+    )
+
+
+def coast_shares(config: WorldConfig) -> tuple[float, float]:
+    """Weights of the two parts so that their sum is one fBm: each part is
+    divided by the sum of its own amplitudes, the short one continuing the
+    long one's geometric series."""
+    long, short = coast_noises(config)
+    p = long.persistence
+    sum_long = sum(p**k for k in range(long.octaves))
+    sum_short = p**long.octaves * sum(p**k for k in range(short.octaves))
+    return sum_long / (sum_long + sum_short), sum_short / (sum_long + sum_short)
+
+
+def coast_values(config: WorldConfig, noise) -> np.ndarray:
+    """The coast noise (scaled by its amplitude) from ``noise(octaves)``."""
+    long, short = coast_noises(config)
+    a, b = coast_shares(config)
+    return COAST * config.roughness * (a * noise(long) + b * noise(short))
+
+
+def warp_noises(config: WorldConfig) -> tuple[Octaves, Octaves]:
+    """The two components of the lattice's domain warp (two thirds of a
+    square and shorter)."""
+    size = config.continent_size
+    return (Octaves(_WARP_X, size / 1.5, 3), Octaves(_WARP_Y, size / 1.5, 3))
+
+
+def envelope_height(config: WorldConfig) -> float:
+    """``K``: how far the border envelope lowers the potential at the
+    margin, enough to put it below ``-0.3`` whatever the dome, the coast
+    noise and the threshold."""
+    return BIAS_MAX + DOME_HEIGHT + COAST * config.roughness * _FBM_BOUND + 0.3
+
+
+@kernel
+def _regions(seed, biases, i0, j0, table):
+    # Per region of a grid: its bias, the dome's centre (in regions, from
+    # the region's corner), the cosine and sine of the ellipse's angle and
+    # the inverse of its aspect.
+    rows, cols = biases.shape
+    for r in range(rows):
+        for c in range(cols):
+            i = i0 + c
+            j = j0 + r
+            t = table[r, c]
+            bias = biases[r, c] + SPREAD * (uniform3(seed, i, j, 1) - 0.5)
+            t[0] = min(max(bias, -3.0), BIAS_MAX)
+            t[1] = 0.5 + JITTER * (2.0 * uniform3(seed, i, j, 2) - 1.0)
+            t[2] = 0.5 + JITTER * (2.0 * uniform3(seed, i, j, 3) - 1.0)
+            angle = np.pi * uniform3(seed, i, j, 4)
+            t[3] = np.cos(angle)
+            t[4] = np.sin(angle)
+            t[5] = 1.0 / (0.5 + 0.5 * uniform3(seed, i, j, 5))
+
+
+def region_table(
+    config: WorldConfig, i0: int, j0: int, cols: int, rows: int, scale: int, bias: float
+) -> np.ndarray:
+    """The landmasses of the regions of ``scale`` squares (1: squares, 2:
+    blocks) ``i0 .. i0 + cols - 1`` by ``j0 .. j0 + rows - 1``: shape
+    ``(rows, cols, ENTRIES)`` (see :func:`_regions`)."""
+    size = config.continent_size * scale
+    slow = Octaves(_SIZE_NOISE, 6.0 * config.continent_size, 2)
+    cx = (np.arange(i0, i0 + cols, dtype=np.float64) + 0.5) * size
+    cy = (np.arange(j0, j0 + rows, dtype=np.float64) + 0.5) * size
+    biases = bias + SLOW * slow.grid(config.seed, cx, cy, 0.0, split=False)
+    table = np.zeros((rows, cols, ENTRIES))
+    tag = _CELLS if scale == 1 else _CELLS + scale
+    _regions(np.uint64(derive_seed(config.seed, tag)), biases, i0, j0, table)
+    return table
+
+
+@kernel
+def _merges(seed, i0, j0, cols, rows):
+    out = np.empty((rows, cols), dtype=np.bool_)
+    for r in range(rows):
+        for c in range(cols):
+            out[r, c] = uniform3(seed, i0 + c, j0 + r, 0) < MERGED
+    return out
+
+
+@kernel
+def _potential(
+    xs, ys, wx, wy, coast, squares, i0, j0, blocks, merged, bi0, bj0,
+    size, K, margin, ramp, out,
+):  # fmt: skip
+    for k in range(xs.size):
+        # Regions, dome and border are all taken at the warped position.
+        x = xs[k] / size + wx[k]
+        y = ys[k] / size + wy[k]
+        bi = int(np.floor(0.5 * x))
+        bj = int(np.floor(0.5 * y))
+        if merged[bj - bj0, bi - bi0]:
+            t = blocks[bj - bj0, bi - bi0]
+            lx = 0.5 * x - bi
+            ly = 0.5 * y - bj
+            m = 0.5 * margin
+        else:
+            i = int(np.floor(x))
+            j = int(np.floor(y))
+            t = squares[j - j0, i - i0]
+            lx = x - i
+            ly = y - j
+            m = margin
+        dx = lx - t[1]
+        dy = ly - t[2]
+        u = dx * t[3] + dy * t[4]
+        v = (dy * t[3] - dx * t[4]) * t[5]
+        q = t[0] + DOME_HEIGHT * (1.0 - (u * u + v * v) / (DOME * DOME))
+        d = min(min(lx, 1.0 - lx), min(ly, 1.0 - ly))
+        h = 0.0
+        if d < ramp:
+            w = min(max((ramp - d) / (ramp - m), 0.0), 1.0)
+            h = w * w * w * (w * (w * 6.0 - 15.0) + 10.0)
+        out[k] = q + coast[k] - K * h
+
+
+def continentalness(
+    config: WorldConfig,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    coast: np.ndarray,
+    warp: tuple[np.ndarray, np.ndarray],
+    bias: float | None = None,
+) -> np.ndarray:
+    """``c`` at cell positions ``xs, ys`` (flat float64 arrays), given the
+    coast noise values (already scaled) and the warp (in squares) there;
+    ``bias`` overrides the calibrated mean bias."""
+    size = config.continent_size
+    out = np.empty(xs.size)
+    if not xs.size:
+        return out
+    reach = WARP * _FBM_BOUND  # squares the warp may move a position
+    i0 = math.floor(float(xs.min()) / size - reach) - 1
+    j0 = math.floor(float(ys.min()) / size - reach) - 1
+    i1 = math.floor(float(xs.max()) / size + reach) + 1
+    j1 = math.floor(float(ys.max()) / size + reach) + 1
+    bi0, bj0 = i0 // 2, j0 // 2
+    bi1, bj1 = i1 // 2, j1 // 2
+    if bias is None:
+        bias = mean_bias(config.land_fraction, config.roughness)
+    squares = region_table(config, i0, j0, i1 - i0 + 1, j1 - j0 + 1, 1, bias)
+    blocks = region_table(config, bi0, bj0, bi1 - bi0 + 1, bj1 - bj0 + 1, 2, bias)
+    merged = _merges(
+        np.uint64(derive_seed(config.seed, _MERGE)), bi0, bj0, bi1 - bi0 + 1, bj1 - bj0 + 1
+    )
+    _potential(
+        xs, ys, warp[0], warp[1], coast, squares, i0, j0, blocks, merged, bi0, bj0,
+        float(size), envelope_height(config), config.margin / size, RAMP, out,
+    )  # fmt: skip
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def mean_bias(land_fraction: float, roughness: float) -> float:
+    """The regions' mean bias that makes ``land_fraction`` of the world land:
+    found by bisection (between -4 and 2) on the land of 32 x 32 squares of a
+    fixed seed, sampled every sixteenth of a square. Above about 0.35 the
+    largest landmasses reach their regions' margins and the fraction stops
+    growing."""
+    config = WorldConfig(seed=0xCA11B8, roughness=roughness)
+    spacing = config.continent_size / 16.0
+    axis = (np.arange(-256, 256) + 0.5) * spacing
+    xs = np.broadcast_to(axis[None, :], (axis.size, axis.size)).ravel()
+    ys = np.broadcast_to(axis[:, None], (axis.size, axis.size)).ravel()
+    coast = coast_values(
+        config, lambda n: n.grid(config.seed, axis, axis, spacing, split=False).ravel()
+    )
+    wx, wy = (
+        WARP * n.grid(config.seed, axis, axis, spacing, split=False).ravel()
+        for n in warp_noises(config)
+    )
+    lo, hi = OFFSET_MIN, OFFSET_MAX
+    for _ in range(16):
+        mid = 0.5 * (lo + hi)
+        land = float((continentalness(config, xs, ys, coast, (wx, wy), mid) >= 0.0).mean())
+        lo, hi = (mid, hi) if land < land_fraction else (lo, mid)
+    return round(0.5 * (lo + hi), 6)

@@ -1,0 +1,230 @@
+"""Elevation in metres: continents, then ranges, hills and detail on the land.
+
+    e = E(c) + L(c) * (M * U * (0.25 + 0.75 ridge) + H * hilly * (0.5 + 0.5 hills))
+
+- ``c``: continentalness (:mod:`~worldgen.world._continents`), land where
+  ``c >= 0``. ``E(c)`` is the continental profile, piecewise linear: the
+  open ocean floor at ``-ocean_depth`` below ``c = -0.3``, the continental
+  slope and shelf up to the coast at ``c = 0``, then coastal plains and
+  lowlands rising to a fifth of ``relief`` far inland. At coarse levels
+  ``E`` is averaged over the coast detail the samples leave out
+  (``E[E(c + eps)]`` for a normal ``eps`` of the dropped octaves'
+  spread, in closed form), so a coarse sample keeps the mean height of the
+  coast it stands for.
+- ``L(c)``: 0 at the coast, 1 from ``c = 0.05`` inland: the land factor.
+  The sea floor carries no hills, so the coastline is exactly ``c = 0``:
+  at full detail the sea is where ``e < 0``.
+- ``U``: uplift of the mountain belts (:mod:`~worldgen.world._ranges`);
+  ``ridge``: ridged fractal noise, from ``continent_size / 48`` cells down
+  to about 8; ``M = 0.73 relief``.
+- ``hills``: the short half of the coast noise (from ``continent_size /
+  24`` cells down to about 6), so coasts and hills share their bays and
+  valleys; ``hilly``: a slow noise that makes some lowlands flat and
+  others hilly; ``H = 0.12 relief``.
+
+Every noise is band-limited by the window's step (:mod:`~worldgen.world._lod`).
+Noises that only shape the land (ridges) are evaluated only on the
+rectangle of samples that need them; elsewhere they take their mean, which
+changes nothing where they are multiplied by zero.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from worldgen._jit import kernel
+from worldgen.world import _continents, _ranges
+from worldgen.world._config import WorldConfig
+from worldgen.world._lod import Octaves, octave_count, sample_axes
+from worldgen.world._window import Window
+
+_RIDGE, _HILLY = 0x454C4501, 0x454C4503
+MOUNTAINS = 0.73  # of relief
+HILLS = 0.12  # of relief
+LAND_RAMP = 0.05  # c over which the land factor rises from 0 to 1
+
+
+def ridge_noise(config: WorldConfig) -> Octaves:
+    w = config.continent_size / 48.0
+    return Octaves(_RIDGE, w, octave_count(w, 8.0), mode="ridged")
+
+
+def hilliness_noise(config: WorldConfig) -> Octaves:
+    return Octaves(_HILLY, config.continent_size / 12.0, 2)
+
+
+def profile(config: WorldConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Knots ``(c, metres)`` of the continental profile ``E``."""
+    d, r = config.ocean_depth, config.relief
+    c = np.array([-0.30, -0.12, -0.035, 0.0, 0.03, 0.3, 0.8, 1.5])
+    m = np.array([-d, -0.8 * d, -0.12 * d, 0.0, 0.006 * r, 0.06 * r, 0.15 * r, 0.2 * r])
+    return c, m
+
+
+# E[max(0, z + eps)] for eps ~ N(0, 1), z from -RAMP_SPAN to RAMP_SPAN:
+# phi(z) + z Phi(z), tabulated once and read by linear interpolation
+# (within 2e-7 of the closed form; the table is fixed, so every window
+# reads the same values).
+RAMP_SPAN = 6.0
+RAMP_STEPS = 4096
+
+
+def _ramp_table() -> np.ndarray:
+    z = np.linspace(-RAMP_SPAN, RAMP_SPAN, RAMP_STEPS + 1)
+    pdf = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi)
+    cdf = 0.5 * np.array([math.erfc(-v / math.sqrt(2.0)) for v in z.tolist()])
+    return pdf + z * cdf
+
+
+_RAMP = _ramp_table()
+
+
+@kernel
+def _ramp_mean(x, sigma, table):
+    # E[max(0, x + eps)] for eps ~ N(0, sigma^2), |x| <= RAMP_SPAN sigma.
+    u = (x / sigma + RAMP_SPAN) * (RAMP_STEPS / (2.0 * RAMP_SPAN))
+    i = min(int(u), RAMP_STEPS - 1)
+    f = u - i
+    return sigma * (table[i] + f * (table[i + 1] - table[i]))
+
+
+def _slope_changes(knots: np.ndarray, metres: np.ndarray) -> np.ndarray:
+    """How the slope of the piecewise linear profile changes at each knot
+    (flat before the first and after the last)."""
+    slopes = np.concatenate([[0.0], np.diff(metres) / np.diff(knots), [0.0]])
+    return np.diff(slopes)
+
+
+@kernel
+def _profile(c, base, knots, changes, sigma, table):
+    # E[F(c + eps)] for the piecewise linear F through the knots, flat
+    # beyond them: F = m0 + sum of slope changes times ramps. Ramps more
+    # than RAMP_SPAN sigma away are exact already (to 1e-10 of sigma).
+    value = base
+    for k in range(knots.size):
+        x = c - knots[k]
+        if x >= RAMP_SPAN * sigma:
+            value += changes[k] * x
+        elif x > -RAMP_SPAN * sigma:
+            value += changes[k] * _ramp_mean(x, sigma, table)
+    return value
+
+
+@kernel
+def _combine(
+    c, uplift, ridge, hills, hilly, base, knots, changes, sigma, table, mountains, hill_amp, out
+):
+    for k in range(c.size):
+        e = _profile(c[k], base, knots, changes, sigma, table)
+        land = min(max(c[k] / LAND_RAMP, 0.0), 1.0)
+        if land > 0.0:
+            land = land * land * (3.0 - 2.0 * land)
+            t = min(max((hilly[k] + 0.25) / 0.6, 0.0), 1.0)
+            t = t * t * (3.0 - 2.0 * t)
+            rise = mountains * uplift[k] * (0.25 + 0.75 * ridge[k])
+            rise += hill_amp * (0.3 + 0.7 * t) * (0.5 + 0.5 * hills[k])
+            e += land * rise
+        out[k] = e
+
+
+@dataclasses.dataclass
+class Relief:
+    """Elevation and what it is made of, at a set of samples (flat arrays)."""
+
+    elevation: np.ndarray  # metres above sea level
+    continentalness: np.ndarray  # c: land where >= 0
+    uplift: np.ndarray  # mountain belts, 0..1
+    mountains: np.ndarray  # metres the ranges add (before the land factor)
+
+
+def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relief:
+    """Shared by the grid and point forms: ``noise(octaves, where=None)``
+    gives an Octaves' values at the samples (flat; only where ``where`` is
+    true need be right, the rest may hold the noise's mean) and ``uplift``
+    the belts'."""
+    low, high = _continents.coast_noises(config)
+    share_low, share_high = _continents.coast_shares(config)
+    hills = noise(high)
+    amplitude = _continents.COAST * config.roughness
+    coast = _continents.coast_values(config, lambda n: hills if n is high else noise(n))
+    warp = tuple(_continents.WARP * noise(n) for n in _continents.warp_noises(config))
+    c = _continents.continentalness(config, xs, ys, coast, warp)
+    land = c > 0.0
+    ridge = noise(ridge_noise(config), land & (uplift > 0.0))
+    hilly = noise(hilliness_noise(config), land)
+    knots, metres = profile(config)
+    sigma = amplitude * math.hypot(
+        share_low * low.dropped_std(spacing), share_high * high.dropped_std(spacing)
+    )
+    mountains = MOUNTAINS * config.relief * min(config.ranges, 1.0)
+    out = np.empty(xs.size)
+    _combine(
+        c, uplift, ridge, hills, hilly, float(metres[0]), knots, _slope_changes(knots, metres),
+        sigma, _RAMP, mountains, HILLS * config.relief, out,
+    )  # fmt: skip
+    return Relief(out, c, uplift, mountains * uplift * (0.25 + 0.75 * ridge))
+
+
+def _bounding(where: np.ndarray | None, shape: tuple[int, int]) -> tuple[slice, slice] | None:
+    """The smallest rectangle of a flat mask over ``shape``, or None if empty
+    (the whole grid when there is no mask)."""
+    if where is None:
+        return np.s_[:], np.s_[:]
+    mask = where.reshape(shape)
+    rows = np.flatnonzero(mask.any(axis=1))
+    if not rows.size:
+        return None
+    cols = np.flatnonzero(mask.any(axis=0))
+    return np.s_[rows[0] : rows[-1] + 1], np.s_[cols[0] : cols[-1] + 1]
+
+
+def window_noise(config: WorldConfig, window: Window):
+    """``noise(octaves, where=None)`` for the samples of ``window`` (flat),
+    evaluating only on the rectangle around ``where`` (the rest at the
+    noise's mean): a sample's value never depends on the rectangle."""
+    cols, rows = sample_axes(window)
+    step = float(window.step)
+
+    def noise(octaves: Octaves, where: np.ndarray | None = None) -> np.ndarray:
+        box = _bounding(where, window.shape)
+        if box is not None and box == (np.s_[:], np.s_[:]):
+            return octaves.grid(config.seed, cols, rows, step).ravel()
+        out = np.full(window.shape, octaves.mean(step))
+        if box is not None:
+            out[box] = octaves.grid(config.seed, cols[box[1]], rows[box[0]], step)
+        return out.ravel()
+
+    return noise
+
+
+def relief(config: WorldConfig, window: Window) -> Relief:
+    """The relief of a window (arrays flat, row by row, ``H * W`` long)."""
+    cols, rows = sample_axes(window)
+    xs = np.broadcast_to(cols[None, :], window.shape).ravel()
+    ys = np.broadcast_to(rows[:, None], window.shape).ravel()
+    if config.ranges > 0.0:
+        uplift = _ranges.uplift_grid(config, cols, rows, window.step).ravel()
+    else:
+        uplift = np.zeros(xs.size)
+    return _relief(config, xs, ys, float(window.step), window_noise(config, window), uplift)
+
+
+def relief_points(config: WorldConfig, xs: np.ndarray, ys: np.ndarray, spacing: float) -> Relief:
+    """The relief at cell positions ``xs, ys`` (flat float64 arrays),
+    band-limited for ``spacing``; the uplift is evaluated at each point."""
+    xs = np.ascontiguousarray(xs, dtype=np.float64).ravel()
+    ys = np.ascontiguousarray(ys, dtype=np.float64).ravel()
+
+    def noise(octaves: Octaves, where: np.ndarray | None = None) -> np.ndarray:
+        return octaves.points(config.seed, xs, ys, spacing)
+
+    uplift = _ranges.uplift_points(config, xs, ys, spacing)
+    return _relief(config, xs, ys, spacing, noise, uplift)
+
+
+def elevation(config: WorldConfig, window: Window) -> np.ndarray:
+    """Metres above sea level of the window's samples, shape ``(H, W)``."""
+    return relief(config, window).elevation.reshape(window.shape)

@@ -1,0 +1,151 @@
+"""The world's fields by (config, window, level): what every product is a view of.
+
+The graph, from large to small::
+
+    continents (squares, domes, coast noise) -> continentalness c
+    plates -> uplift U of the mountain belts
+    c, U, ridges, hills -> elevation e (metres above sea level)
+    latitude, e, noise -> temperature T;   e along the wind -> rainfall R
+    e, T, R -> biome;   e -> water (the sea: e < 0)
+
+A window (:class:`~worldgen.world.Window`) is an origin and a shape in
+world cells and a step: its level of detail is ``log2(step)``; each sample
+stands for ``step x step`` cells and every field is band-limited for it
+(:mod:`~worldgen.world._lod`). Every field is a pure function of the config
+and the sample's position and step, so a window made alone equals the same
+samples of any bigger window at the same step, byte for byte, in any thread
+count.
+
+What a cell depends on, and how far:
+
+- elevation: the cell itself (noises are pointwise); the uplift comes from
+  a grid of points every ``max(64, 2 step)`` cells around it (two on each
+  side, Catmull-Rom);
+- temperature: the cell's elevation and position;
+- rainfall: points of a grid every ``max(256, 8 step)`` cells (two on each
+  side), and for each the elevation along the line
+  :attr:`~worldgen.world.WorldConfig.fetch` cells upwind of it;
+- biome: temperature, rainfall and elevation of the cell, and two dither
+  noises.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from worldgen.noise._validate import check_instance
+from worldgen.world import _biomes, _climate, _elevation
+from worldgen.world._config import WorldConfig
+from worldgen.world._lod import sample_axes
+from worldgen.world._window import Window
+
+FIELDS = ("elevation", "temperature", "rainfall", "biome", "water")
+
+
+@dataclasses.dataclass
+class WorldFields:
+    """The fields of one window, each of shape ``(H, W)``.
+
+    Attributes
+    ----------
+    elevation : float64
+        Metres above sea level (negative under the sea).
+    continentalness : float64
+        ``c``, land where ``c >= 0`` (the coast at full detail); None when
+        the elevation was given.
+    uplift : float64 in [0, 1]
+        The mountain belts (None when the elevation was given).
+    mountains : float64
+        Metres the ranges add to the land, before the coast's land factor
+        (None when the elevation was given).
+    temperature : float64
+        Degrees Celsius.
+    rainfall : float64
+        Millimetres a year.
+    biome : uint8
+        Index into :data:`~worldgen.world.BIOMES`.
+    water : bool
+        Water at the surface: the sea.
+    """
+
+    elevation: np.ndarray
+    continentalness: np.ndarray | None
+    uplift: np.ndarray | None
+    mountains: np.ndarray | None
+    temperature: np.ndarray | None = None
+    rainfall: np.ndarray | None = None
+    biome: np.ndarray | None = None
+    water: np.ndarray | None = None
+
+
+def world_fields(
+    config: WorldConfig,
+    window: Window,
+    *,
+    climate: bool = True,
+    elevation: np.ndarray | None = None,
+) -> WorldFields:
+    """The fields of ``window`` (see the module docstring).
+
+    Parameters
+    ----------
+    config : WorldConfig
+    window : Window
+        Any window of the plane; ``step`` is the level of detail.
+    climate : bool
+        Also make temperature, rainfall and biomes (default True).
+    elevation : array_like, optional
+        Metres above sea level to use instead of the model's for
+        temperature, biomes and water (e.g. eroded heights), shape
+        ``(H, W)``; rainfall still follows the model's ground upwind.
+
+    Returns
+    -------
+    WorldFields
+
+    Examples
+    --------
+    >>> fields = world_fields(WorldConfig(seed=3), Window(0, 0, 4, 3, step=1024))
+    >>> fields.elevation.shape, fields.biome.dtype.name
+    ((3, 4), 'uint8')
+    """
+    check_instance(config, "config", WorldConfig)
+    check_instance(window, "window", Window)
+    shape = window.shape
+    made = _elevation.relief(config, window)
+    if elevation is None:
+        elevation = made.elevation.reshape(shape)
+    else:
+        elevation = np.asarray(elevation, dtype=np.float64)
+        if elevation.shape != shape:
+            raise ValueError(
+                f"elevation must have the window's shape {shape}, got {elevation.shape}"
+            )
+    fields = WorldFields(
+        elevation,
+        made.continentalness.reshape(shape),
+        made.uplift.reshape(shape),
+        made.mountains.reshape(shape),
+        water=elevation < 0.0,
+    )
+    if climate:
+        cols, rows = sample_axes(window)
+        step = float(window.step)
+        seed = config.seed
+        noise = _climate.temperature_noise(config).grid(seed, cols, rows, step)
+        fields.temperature = _climate.temperature(config, elevation, rows[:, None], noise)
+        fields.rainfall = _climate.rainfall(config, cols, rows, window.step)
+        dithers = tuple(n.grid(seed, cols, rows, step) for n in _biomes.dither_noises())
+        fields.biome = _biomes.classify(
+            config, elevation, fields.temperature, fields.rainfall, dithers
+        )
+    return fields
+
+
+def elevation(config: WorldConfig, window: Window) -> np.ndarray:
+    """Metres above sea level of the window's samples, shape ``(H, W)``."""
+    check_instance(config, "config", WorldConfig)
+    check_instance(window, "window", Window)
+    return _elevation.elevation(config, window)

@@ -1,0 +1,299 @@
+"""Levels of detail: sample positions of a window and band-limited fractals.
+
+A window's samples stand for blocks of ``step x step`` cells: sample ``i``
+of a window whose left column is ``x`` covers cells ``x + i * step`` to
+``x + (i + 1) * step - 1`` and is evaluated at their centre,
+``x + i * step + (step - 1) / 2``. So the mean of the ``4 x 4`` samples of
+the level below covers the same cells as the sample above them, and a
+window at any step is the crop of any bigger window at that step whose
+origin lies on the same grid.
+
+A fractal evaluated at sample spacing ``s`` is *band-limited*: octave ``k``
+(wavelength ``lambda_k`` cells) is kept whole while ``lambda_k >= 4 s``,
+faded out by a smooth weight of its frequency until ``lambda_k = 2 s``
+(the Nyquist limit) and then replaced by its mean. Cost per sample falls
+with the level instead of rising, and a coarse sample is close to the mean
+of the fine samples under it, instead of an aliased point of full detail.
+
+On a window's grid, the octaves of wavelength ``32 s`` and more are
+evaluated on a coarser grid, every ``4 s`` cells (aligned to world
+coordinates, so the same points in every window at that step) and
+interpolated by Catmull-Rom splines (eight points per shortest wavelength:
+within about 1% of the octaves' own values); the shorter octaves are
+evaluated at every sample. This is how production generators sample slow
+fields (Minecraft's noise caves and density functions are interpolated
+from a coarse grid), and it makes a sample cost little more than its
+finest few octaves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import numba
+import numpy as np
+
+from worldgen._jit import kernel
+from worldgen.noise import Fractal, Perlin
+from worldgen.noise._generators import Plan
+from worldgen.noise._sampling import grid2, points2
+from worldgen.noise._seed import derive_seed
+from worldgen.world._window import Window
+
+ALL, COARSE_PART, FINE_PART = 0, 1, 2
+COARSE = 32.0  # octaves this many samples long and more are interpolated ...
+GRID = 4.0  # ... from a grid this many samples apart
+
+
+def sample_axes(window: Window) -> tuple[np.ndarray, np.ndarray]:
+    """Cell positions (float64) of the window's columns and rows: block
+    centres, see the module docstring."""
+    half = (window.step - 1) / 2.0
+    cols = (window.x + window.step * np.arange(window.width, dtype=np.int64)) + half
+    rows = (window.y + window.step * np.arange(window.height, dtype=np.int64)) + half
+    return cols.astype(np.float64), rows.astype(np.float64)
+
+
+def fade(wavelength: float, spacing: float) -> float:
+    """Weight of an octave of this wavelength at this sample spacing: 1 at
+    four samples per wavelength or more, 0 at two or fewer, a quintic
+    smoothstep of the frequency between."""
+    t = (0.5 - spacing / wavelength) / 0.25
+    t = min(max(t, 0.0), 1.0)
+    return t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
+
+
+@functools.lru_cache(maxsize=64)
+def _ridged_mean() -> float:
+    """Mean of one ridged octave ``(1 - |n|)^2`` of 2D Perlin noise,
+    measured once on a fixed grid (the value dropped octaves stand for)."""
+    one = Fractal(Perlin(seed=0), octaves=1, mode="ridged")
+    x = np.arange(512) * 0.173 + 0.05
+    return float(one.grid(x, x + 0.31).mean())
+
+
+@functools.lru_cache(maxsize=64)
+def _octave_std() -> float:
+    """Standard deviation of one octave of 2D Perlin noise (fixed grid)."""
+    x = np.arange(512) * 0.173 + 0.05
+    return float(Perlin(seed=0).grid(x, x + 0.31).std())
+
+
+@dataclasses.dataclass(frozen=True)
+class Octaves:
+    """A fractal sum of 2D Perlin octaves in world cells, by level of detail.
+
+    Octave ``k`` has wavelength ``wavelength / lacunarity**k`` cells and
+    amplitude ``persistence**k``; the sum is divided by the sum of
+    amplitudes (as :class:`~worldgen.noise.Fractal`), so fBm lies in
+    Perlin's 2D range and ridged octaves ``(1 - |n|)^2`` in [0, 1].
+
+    Parameters
+    ----------
+    tag : int
+        Mixed into the world's seed: each field has its own noise.
+    wavelength : float
+        Cells per lattice cell of the first octave.
+    octaves : int
+        Number of octaves at full detail.
+    persistence, lacunarity : float
+        As for :class:`~worldgen.noise.Fractal`. The default lacunarity is
+        not 2, so the octaves' lattices never line up and the sum has no
+        period.
+    mode : {'fbm', 'ridged'}
+    """
+
+    tag: int
+    wavelength: float
+    octaves: int
+    persistence: float = 0.5
+    lacunarity: float = 1.93
+    mode: str = "fbm"
+
+    def fractal(self, seed: int) -> Fractal:
+        base = Perlin(seed=derive_seed(seed, self.tag))
+        return Fractal(base, self.octaves, self.persistence, self.lacunarity, self.mode)
+
+    def wavelengths(self) -> np.ndarray:
+        return self.wavelength / self.lacunarity ** np.arange(self.octaves)
+
+    def weights(self, spacing: float) -> np.ndarray:
+        """Each octave's weight at this sample spacing (cells)."""
+        return np.array([fade(w, spacing) for w in self.wavelengths().tolist()])
+
+    def mean(self, spacing: float) -> float:
+        """The value the octaves stand for where they are not evaluated:
+        0 for fBm, the ridged octaves' mean for ridged."""
+        return _ridged_mean() if self.mode == "ridged" else 0.0
+
+    def dropped_std(self, spacing: float) -> float:
+        """Standard deviation of what the dropped (and faded) octaves would
+        add, for fBm: the detail a sample at this spacing leaves out."""
+        amps = self.persistence ** np.arange(self.octaves)
+        lost = (1.0 - self.weights(spacing)) * amps / amps.sum()
+        return float(np.sqrt((lost**2).sum()) * _octave_std())
+
+    def _plan(self, seed: int, spacing: float, part: int = ALL) -> tuple[Plan | None, float, float]:
+        return _band_plan(self, seed, float(spacing), part)
+
+    def _direct(self, seed, cols, rows, spacing, part) -> np.ndarray:
+        plan, factor, constant = self._plan(seed, spacing, part)
+        out = np.full((rows.size, cols.size), constant)
+        if plan is not None and out.size:
+            scale = 1.0 / self.wavelength
+            grid2(*plan, cols * scale, rows * scale, out, numba.get_num_threads())
+            if factor != 1.0:
+                out *= factor
+            if constant:
+                out += constant
+        return out
+
+    def grid(
+        self,
+        seed: int,
+        cols: np.ndarray,
+        rows: np.ndarray,
+        spacing: float,
+        *,
+        split: bool = True,
+    ) -> np.ndarray:
+        """Values on the grid of sample positions ``cols`` x ``rows`` of a
+        window sampled every ``spacing`` cells (see :func:`sample_axes`),
+        shape ``(len(rows), len(cols))``, band-limited for ``spacing``; with
+        ``split``, the slow octaves interpolated from a coarser grid (see
+        the module docstring), else every octave at every position."""
+        direct = not split or spacing <= 0.0 or self.wavelength < COARSE * spacing
+        if direct or not cols.size or not rows.size:
+            return self._direct(seed, cols, rows, spacing, ALL)
+        ix, wx, gx = _coarse_axis(float(cols[0]), cols.size, float(spacing))
+        iy, wy, gy = _coarse_axis(float(rows[0]), rows.size, float(spacing))
+        out = interpolate(self._direct(seed, gx, gy, spacing, COARSE_PART), ix, wx, iy, wy)
+        if self.wavelengths()[-1] < COARSE * spacing:
+            out += self._direct(seed, cols, rows, spacing, FINE_PART)
+        return out
+
+    def points(self, seed: int, xs: np.ndarray, ys: np.ndarray, spacing: float) -> np.ndarray:
+        """Values at the cell positions ``(xs, ys)`` (any shape, equal)."""
+        plan, factor, constant = self._plan(seed, spacing)
+        shape = np.broadcast_shapes(np.shape(xs), np.shape(ys))
+        out = np.full(int(np.prod(shape)), constant)
+        if plan is not None and out.size:
+            scale = 1.0 / self.wavelength
+            x = np.ascontiguousarray(np.broadcast_to(xs, shape), dtype=np.float64).ravel()
+            y = np.ascontiguousarray(np.broadcast_to(ys, shape), dtype=np.float64).ravel()
+            kept = np.empty_like(out)
+            points2(*plan, x * scale, y * scale, kept)
+            out += kept * factor if factor != 1.0 else kept
+        return out.reshape(shape)
+
+
+@functools.lru_cache(maxsize=512)
+def _band_plan(
+    octaves: Octaves, seed: int, spacing: float, part: int
+) -> tuple[Plan | None, float, float]:
+    """The plan of the octaves kept at ``spacing`` (amplitudes weighted and
+    divided by the full sum), a factor for its values (the drivers return
+    a lone fBm octave unweighted) and the constant the dropped ones add;
+    of all octaves, or only the slow (``COARSE_PART``) or the fast ones."""
+    full = octaves.fractal(seed)._plan(2)
+    weights = octaves.weights(spacing)
+    slow = octaves.wavelengths() >= COARSE * spacing
+    keep = np.flatnonzero(weights > 0.0)
+    if part == COARSE_PART:
+        keep = keep[slow[keep]]
+    elif part == FINE_PART:
+        keep = keep[~slow[keep]]
+    amps = full.amps / full.total
+    mean = _ridged_mean() if octaves.mode == "ridged" else 0.0
+    constant = 0.0 if part == FINE_PART else float(((1.0 - weights) * amps).sum() * mean)
+    if keep.size == 0:
+        return None, 1.0, constant
+    weighted = (amps * weights)[keep].copy()
+    factor = 1.0
+    if keep.size == 1 and octaves.mode == "fbm":
+        factor, weighted = float(weighted[0]), np.ones(1)
+    plan = Plan(
+        full.tag,
+        full.perms[keep].copy(),
+        full.periods[keep].copy(),
+        full.iopts,
+        full.jitter,
+        full.freqs[keep].copy(),
+        full.offsets[keep].copy(),
+        weighted,
+        full.mode,
+        1.0,
+    )
+    return plan, factor, constant
+
+
+@functools.lru_cache(maxsize=64)
+def _coarse_axis(start: float, count: int, spacing: float) -> tuple[np.ndarray, ...]:
+    """Catmull-Rom indices and weights of a sample axis (``count`` samples
+    every ``spacing`` cells from ``start``) on the coarse grid of points
+    every ``GRID * spacing`` cells, and that grid's positions."""
+    g = GRID * spacing
+    half = (spacing - 1.0) / 2.0
+    positions = (start - half) + spacing * np.arange(count, dtype=np.float64)
+    idx, weights, first = catmull_rom(positions, g)
+    grid = (first + np.arange(int(idx.max()) + 1, dtype=np.float64)) * g + half
+    for array in (idx, weights, grid):
+        array.flags.writeable = False
+    return idx, weights, grid
+
+
+def catmull_rom(positions: np.ndarray, g: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """Indices (n, 4), weights (n, 4) and first grid index of Catmull-Rom
+    interpolation at ``positions`` from grid points ``k * g``."""
+    k = np.floor(positions / g).astype(np.int64)
+    t = positions / g - k
+    first = int(k.min()) - 1
+    idx = (k - first)[:, None] + np.arange(-1, 3)[None, :]
+    t2, t3 = t * t, t * t * t
+    weights = np.stack(
+        [
+            0.5 * (-t3 + 2.0 * t2 - t),
+            0.5 * (3.0 * t3 - 5.0 * t2 + 2.0),
+            0.5 * (-3.0 * t3 + 4.0 * t2 + t),
+            0.5 * (t3 - t2),
+        ],
+        axis=1,
+    )
+    return np.ascontiguousarray(idx), np.ascontiguousarray(weights), first
+
+
+@kernel
+def _interpolate(values, ix, wx, iy, wy, out):
+    ny = values.shape[0]
+    across = np.empty((ny, ix.shape[0]))
+    for r in range(ny):
+        for c in range(ix.shape[0]):
+            i = ix[c]
+            w = wx[c]
+            across[r, c] = (values[r, i[0]] * w[0] + values[r, i[1]] * w[1]) + (
+                values[r, i[2]] * w[2] + values[r, i[3]] * w[3]
+            )
+    for r in range(iy.shape[0]):
+        j = iy[r]
+        w = wy[r]
+        for c in range(ix.shape[0]):
+            out[r, c] = (across[j[0], c] * w[0] + across[j[1], c] * w[1]) + (
+                across[j[2], c] * w[2] + across[j[3], c] * w[3]
+            )
+
+
+def interpolate(values, ix, wx, iy, wy) -> np.ndarray:
+    """Separable interpolation of grid ``values`` (ny, nx) with the indices
+    and weights of :func:`catmull_rom` for columns and rows: ``(len(iy),
+    len(ix))``, every sum in a fixed order (the same bytes in every
+    window)."""
+    out = np.empty((iy.shape[0], ix.shape[0]))
+    _interpolate(np.ascontiguousarray(values, dtype=np.float64), ix, wx, iy, wy, out)
+    return out
+
+
+def octave_count(wavelength: float, finest: float, lacunarity: float = 1.93) -> int:
+    """Octaves from ``wavelength`` down to about ``finest`` cells."""
+    return max(1, math.floor(math.log(wavelength / finest) / math.log(lacunarity)) + 1)

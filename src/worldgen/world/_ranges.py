@@ -1,0 +1,188 @@
+"""Mountain ranges: uplift belts where plate-like regions meet.
+
+Plates are the Voronoi regions of sites on a jittered lattice of spacing
+``P = continent_size / 4`` (one site per lattice square, within a quarter
+of a square of its centre). The line where two plates meet is a belt of
+uplift when the pair collides: a hash of the pair gives how hard, and
+``ranges`` sets how many pairs collide at all. Across the belt the uplift
+falls off as ``exp(-(d / w)^2)`` of the distance ``d`` to the plates'
+bisector (exact for the nearest two sites), with ``w`` the belt's
+half-width (:attr:`WorldConfig.belt_width`); along it a slow noise makes
+ranges rise, fall and break into separate massifs. Positions are domain
+warped first, so belts bend instead of running straight.
+
+Band limit: at sample spacing ``s`` the belt is widened to ``w' =
+sqrt(w^2 + s^2 / 6)`` and lowered by ``w / w'`` (a Gaussian profile
+convolved with a box of width ``s``, in its variance), so coarse samples
+keep the belt's mass instead of missing or aliasing it.
+
+The uplift is a pure function of position; windows evaluate it on a grid
+aligned to world coordinates (every :func:`grid_spacing` cells) and
+interpolate it (Catmull-Rom), so it is the same in every window.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from worldgen._jit import kernel
+from worldgen.noise._seed import derive_seed
+from worldgen.world._config import WorldConfig
+from worldgen.world._hash import uniform3
+from worldgen.world._lod import Octaves, catmull_rom, interpolate
+
+_SITES, _PAIRS, _WARP_X, _WARP_Y, _ALONG = (
+    0x52414E01,
+    0x52414E02,
+    0x52414E03,
+    0x52414E04,
+    0x52414E05,
+)
+PLATE_JITTER = 0.25
+SEARCH = 2  # lattice squares searched on each side
+
+
+def warp_noises(config: WorldConfig) -> tuple[Octaves, Octaves]:
+    """The plates' domain warp (half a plate and shorter)."""
+    p = config.plate_size
+    return (Octaves(_WARP_X, p / 2.0, 2), Octaves(_WARP_Y, p / 2.0, 2))
+
+
+def along_noise(config: WorldConfig) -> Octaves:
+    """The slow noise that raises and lowers ranges along their length."""
+    return Octaves(_ALONG, config.plate_size / 3.0, 2)
+
+
+@kernel
+def _sites(seed, i0, j0, cols, rows):
+    # Site positions (in plates) of lattice squares i0.., j0..
+    out = np.empty((rows, cols, 2))
+    for r in range(rows):
+        for c in range(cols):
+            i = i0 + c
+            j = j0 + r
+            out[r, c, 0] = i + 0.5 + PLATE_JITTER * (2.0 * uniform3(seed, i, j, 0) - 1.0)
+            out[r, c, 1] = j + 0.5 + PLATE_JITTER * (2.0 * uniform3(seed, i, j, 1) - 1.0)
+    return out
+
+
+@kernel
+def _uplift(xs, ys, wx, wy, along, sites, i0, j0, pairs, plate, temperature, share, out):
+    # Soft plate membership: w_i = exp(-d_i^2 / T) / sum over the sites,
+    # kept for the three nearest; uplift = 4 sum over their pairs of
+    # strength_ij * w_i * w_j, a smooth belt along each bisector.
+    for k in range(xs.size):
+        x = (xs[k] + wx[k]) / plate
+        y = (ys[k] + wy[k]) / plate
+        ci = int(np.floor(x))
+        cj = int(np.floor(y))
+        best = np.full(3, np.inf)
+        bi = np.zeros(3, np.int64)
+        bj = np.zeros(3, np.int64)
+        for j in range(cj - SEARCH, cj + SEARCH + 1):
+            for i in range(ci - SEARCH, ci + SEARCH + 1):
+                d = (x - sites[j - j0, i - i0, 0]) ** 2 + (y - sites[j - j0, i - i0, 1]) ** 2
+                if d < best[2]:
+                    m = 2
+                    while m > 0 and d < best[m - 1]:
+                        best[m] = best[m - 1]
+                        bi[m] = bi[m - 1]
+                        bj[m] = bj[m - 1]
+                        m -= 1
+                    best[m] = d
+                    bi[m] = i
+                    bj[m] = j
+        w0 = 1.0
+        w1 = np.exp(-(best[1] - best[0]) / temperature)
+        w2 = np.exp(-(best[2] - best[0]) / temperature)
+        total = w0 + w1 + w2
+        ws = (w0 / total, w1 / total, w2 / total)
+        u = 0.0
+        for a in range(3):
+            for b in range(a + 1, 3):
+                if bi[a] < bi[b] or (bi[a] == bi[b] and bj[a] < bj[b]):
+                    pi, pj, qi, qj = bi[a], bj[a], bi[b], bj[b]
+                else:
+                    pi, pj, qi, qj = bi[b], bj[b], bi[a], bj[a]
+                beta = uniform3(pairs, pi, pj, (qi - pi + 8) * 32 + (qj - pj + 8))
+                strength = min(max((beta - (1.0 - share)) / 0.2, 0.0), 1.0)
+                u += 4.0 * strength * ws[a] * ws[b]
+        rise = min(max(0.6 + 0.9 * along[k], 0.0), 1.0)
+        out[k] = min(u, 1.0) * rise
+
+
+def _uplift_at(config, xs, ys, spacing, wx, wy, along) -> np.ndarray:
+    out = np.zeros(xs.size)
+    if not xs.size or config.ranges <= 0.0:
+        return out
+    seed = config.seed
+    plate = config.plate_size
+    # Lattice squares the warped positions may fall in, and SEARCH around.
+    reach = plate / 6.0 + 1.0
+    i0 = math.floor((float(xs.min()) - reach) / plate) - SEARCH
+    j0 = math.floor((float(ys.min()) - reach) / plate) - SEARCH
+    i1 = math.floor((float(xs.max()) + reach) / plate) + SEARCH
+    j1 = math.floor((float(ys.max()) + reach) / plate) + SEARCH
+    sites = _sites(np.uint64(derive_seed(seed, _SITES)), i0, j0, i1 - i0 + 1, j1 - j0 + 1)
+    w = config.belt_width
+    wide = math.sqrt(w * w + spacing * spacing / 6.0)
+    share = 0.45 * min(config.ranges, 1.5)
+    # Half-width w where the profile 4 s (1 - s), s logistic in the
+    # distance to the bisector (about one plate apart), falls to a half.
+    temperature = 2.0 * wide / (1.7627 * plate)
+    _uplift(
+        xs, ys, wx * (plate / 6.0), wy * (plate / 6.0), along, sites, i0, j0,
+        np.uint64(derive_seed(seed, _PAIRS)), plate, temperature, share, out,
+    )  # fmt: skip
+    return out * (w / wide)
+
+
+def uplift_points(
+    config: WorldConfig, xs: np.ndarray, ys: np.ndarray, spacing: float
+) -> np.ndarray:
+    """Uplift in [0, 1] at cell positions ``xs, ys`` (flat float64),
+    band-limited for ``spacing``."""
+    seed = config.seed
+    wx, wy = (n.points(seed, xs, ys, spacing) for n in warp_noises(config))
+    along = along_noise(config).points(seed, xs, ys, spacing)
+    return _uplift_at(config, xs, ys, spacing, wx, wy, along)
+
+
+def grid_spacing(step: int) -> int:
+    """Spacing of the grid the uplift is evaluated on for samples every
+    ``step`` cells: 64 cells, or four steps when that is more."""
+    return max(64, 4 * step)
+
+
+def uplift_grid(config: WorldConfig, cols: np.ndarray, rows: np.ndarray, step: int) -> np.ndarray:
+    """Uplift on the grid of cell positions ``cols`` x ``rows`` (sample
+    centres of a window at ``step``), interpolated from the aligned grid."""
+    g = grid_spacing(step)
+    seed = config.seed
+
+    def field(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+        xs = np.broadcast_to(gx[None, :], (gy.size, gx.size)).ravel()
+        ys = np.broadcast_to(gy[:, None], (gy.size, gx.size)).ravel()
+        wx, wy = (
+            n.grid(seed, gx, gy, float(step), split=False).ravel() for n in warp_noises(config)
+        )
+        along = along_noise(config).grid(seed, gx, gy, float(step), split=False).ravel()
+        return _uplift_at(config, xs, ys, float(step), wx, wy, along).reshape(gy.size, gx.size)
+
+    return on_coarse_grid(field, cols, rows, g)
+
+
+def on_coarse_grid(field, cols: np.ndarray, rows: np.ndarray, g: int) -> np.ndarray:
+    """``field(gx, gy)`` (grid axes -> values ``(len(gy), len(gx))``)
+    evaluated on the points ``(k g, l g)`` around the grid ``cols`` x
+    ``rows`` and interpolated to it by separable Catmull-Rom: the same at a
+    position in every window."""
+    ix, wx, fx = catmull_rom(cols, g)
+    iy, wy, fy = catmull_rom(rows, g)
+    nx, ny = int(ix.max()) + 1, int(iy.max()) + 1
+    gx = (fx + np.arange(nx, dtype=np.float64)) * g
+    gy = (fy + np.arange(ny, dtype=np.float64)) * g
+    values = field(gx, gy)
+    return interpolate(values, ix, wx, iy, wy)
