@@ -36,7 +36,8 @@ def test_map_with_defaults_writes_the_map_set(tmp_path):
 
 
 def test_options_are_passed_through(tmp_path):
-    args = ["map", "--out", str(tmp_path), *SMALL, "--seed", "-5", "--noise", "simplex",
+    args = ["map", "--out", str(tmp_path), *SMALL, "--preset", "classic", "--seed", "-5",
+            "--noise", "simplex",
             "--mode", "ridged", "--octaves", "3", "--normalize", "global", "--mask", "radial",
             "--export", "raw16", "--export", "npy", "--tile", "32"]  # fmt: skip
     result = runner.invoke(app, args)
@@ -77,7 +78,7 @@ def test_config_file_and_overrides(tmp_path):
 
 
 def test_clean_up_and_climate_options(tmp_path):
-    args = ["map", *SMALL, "--seed", "8"]
+    args = ["map", *SMALL, "--preset", "classic", "--seed", "8"]
     plain = runner.invoke(
         app, [*args, "--out", str(tmp_path / "a"), "--no-thin-water", "--no-isolated"]
     )
@@ -95,7 +96,7 @@ def test_clean_up_and_climate_options(tmp_path):
 
 
 def test_presets(tmp_path):
-    for name in ("islands", "continents", "archipelago"):
+    for name in ("islands", "continents", "archipelago", "classic", "classic-islands"):
         result = runner.invoke(
             app, ["map", "--out", str(tmp_path / name), *SMALL, "--preset", name]
         )
@@ -175,3 +176,25 @@ def test_world_rivers_flag_reaches_the_config(tmp_path):
     second = runner.invoke(app, [*args, "--no-rivers", "--out", str(tmp_path / "b")])
     assert second.exit_code == 1
     assert "holds another world" in second.output
+
+
+def test_world_maps_refuse_classic_options_and_have_levels_and_water(tmp_path):
+    refused = runner.invoke(app, ["map", "--out", str(tmp_path / "a"), *SMALL, "--octaves", "3"])
+    assert refused.exit_code == 1
+    assert "--octaves shape the classic noise map" in refused.output
+    result = runner.invoke(
+        app, ["map", "--out", str(tmp_path / "b"), *SMALL, "--level", "6", "--export", "npy"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "level 6" in result.output
+    water = np.load(tmp_path / "b" / "water.npy")
+    assert water.dtype == bool and water.shape == (64, 96)
+    assert water.any() and not water.all()  # the spawn's overview: coast and land
+    classic = runner.invoke(
+        app, ["map", "--out", str(tmp_path / "c"), *SMALL, "--preset", "classic", "--level", "2"]
+    )
+    assert classic.exit_code == 1 and "--level applies to world presets" in classic.output
+    ocean = runner.invoke(
+        app, ["map", "--out", str(tmp_path / "d"), *SMALL, "--x", "0", "--y", "0"]
+    )
+    assert ocean.exit_code == 0 and "open ocean" in ocean.output

@@ -35,7 +35,7 @@ def test_help_shows_a_default_for_every_option(command):
     options: dict[str, str] = {}
     name = None
     for line in text.splitlines():
-        match = re.match(r"│ +(--[a-z-]+)", line)
+        match = re.match(r"│ (--[a-z-]+)", line)  # continuation rows are indented
         if match:
             name = match.group(1)
             options[name] = line
@@ -130,9 +130,12 @@ def _terrain(out, *args):
 
 
 def test_terrain_seed_and_config_are_used(tmp_path):
-    _, zero = _terrain(tmp_path / "a")
-    text, seven = _terrain(tmp_path / "b", "--seed", "7")
+    _, zero = _terrain(tmp_path / "a", "--preset", "classic-islands")
+    text, seven = _terrain(tmp_path / "b", "--preset", "classic-islands", "--seed", "7")
     assert "seed 7" in text and seven != zero
+    _, world_zero = _terrain(tmp_path / "w0")
+    text, world_seven = _terrain(tmp_path / "w7", "--seed", "7")
+    assert "seed 7" in text and world_seven != world_zero
     config = tmp_path / "c.toml"
     config.write_text('[terrain]\nseed = 7\nscale = 6.4\nnormalize = "global"\n'
                       '[mask]\nshape = "radial"\nradius = 15.2\n')  # fmt: skip

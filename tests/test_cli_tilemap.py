@@ -67,7 +67,8 @@ def test_tiles_csv_holds_the_tiles_tilemap_json_draws(tmp_path):
 
 @pytest.mark.parametrize(("kind", "columns"), [("edge16", 16), ("flat", 8)])
 def test_tileset_and_tile_size_options(tmp_path, kind, columns):
-    args = ["map", "--out", str(tmp_path), *SMALL, "--tileset", kind, "--tile-size", "8"]
+    args = ["map", "--out", str(tmp_path), *SMALL, "--preset", "classic", "--tileset", kind,
+            "--tile-size", "8"]  # fmt: skip
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     tileset = tileset_of(tmp_path)

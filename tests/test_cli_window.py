@@ -83,7 +83,7 @@ def test_a_window_defaults_to_global_normalisation(tmp_path, small_map):
 @pytest.mark.parametrize(
     ("args", "where"),
     [
-        (["--normalize", "local"], "--normalize local"),
+        (["--preset", "classic", "--normalize", "local"], "--normalize local"),
         (["--config", "LOCAL"], "normalize = 'local' (config)"),
     ],
 )

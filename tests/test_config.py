@@ -53,7 +53,7 @@ def test_toml_file_becomes_a_map_config(tmp_path):
 def test_overrides_win_over_file_and_file_over_preset(tmp_path):
     path = tmp_path / "map.toml"
     path.write_text(TOML)
-    data = merge(preset("islands", 300, 200), load_toml(path))
+    data = merge(preset("classic-islands", 300, 200), load_toml(path))
     data = merge(data, {"terrain": {"seed": 7}})
     config = map_config(data)
     assert config.terrain.seed == 7  # command line
@@ -65,7 +65,10 @@ def test_overrides_win_over_file_and_file_over_preset(tmp_path):
 @pytest.mark.parametrize("name", PRESETS)
 def test_presets_build(name):
     config = map_config(merge({"terrain": {"width": 128, "height": 96}}, preset(name, 128, 96)))
-    assert config.terrain.normalize == "global"
+    # Every preset but the classic noise map (normalised to its own range)
+    # is seamless; the first three are views of the world model.
+    assert config.seamless == (name != "classic")
+    assert (config.world is not None) == (name in ("continents", "islands", "archipelago"))
 
 
 @pytest.mark.parametrize(
@@ -92,7 +95,9 @@ def test_bad_configs_name_the_problem(data, message):
 
 
 def test_unknown_preset_and_missing_or_broken_files(tmp_path):
-    with pytest.raises(ValueError, match="preset must be one of islands, continents, archipelago"):
+    with pytest.raises(
+        ValueError, match="preset must be one of continents, islands, archipelago, classic"
+    ):
         preset("moon")
     with pytest.raises(ValueError, match="config file not found"):
         load_toml(tmp_path / "missing.toml")

@@ -201,8 +201,8 @@ def test_relief_is_part_of_the_config():
     assert map_config({"relief": 64}).relief == 64.0
     # A preset scales its whole world with the map's size, relief too, so a
     # bigger preset map looks like the default one, only larger.
-    assert map_config(preset("islands", 512, 512)).relief == 128.0
-    assert map_config(preset("continents", 2048, 1024)).relief == 512.0
+    assert map_config(preset("classic-islands", 512, 512)).relief == 128.0
+    assert map_config(preset("classic-continents", 2048, 1024)).relief == 512.0
     config = MapConfig(terrain=NoiseMap(width=16, height=16), relief=32.0)
     heights = config.unit_elevation(config.elevation(halo=1))
     colour = map_pictures(config).colour

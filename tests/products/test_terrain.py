@@ -10,7 +10,7 @@ from worldgen.products import MapConfig, TerrainConfig, make_terrain, terrain_me
 from worldgen.world import NoiseMap
 
 SMALL = map_config(
-    merge({"terrain": {"width": 96, "height": 64, "seed": 5}}, preset("islands", 96, 64))
+    merge({"terrain": {"width": 96, "height": 64, "seed": 5}}, preset("classic-islands", 96, 64))
 )
 
 

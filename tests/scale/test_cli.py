@@ -20,13 +20,15 @@ runner = CliRunner()
 
 def test_terrain_export_zarr_cog_tiles_of_a_window(tmp_path):
     out = tmp_path / "big"
-    args = ["terrain", "--width", "256", "--height", "192", "--x", "40", "--y", "-30",
-            "--droplets", "2000", "--block", "64", "--out", str(out)]  # fmt: skip
+    args = ["terrain", "--preset", "classic-islands", "--width", "256", "--height", "192",
+            "--x", "40", "--y", "-30", "--droplets", "2000", "--block", "64", "--out", str(out)]  # fmt: skip
     result = runner.invoke(app, [*args, "--export", "zarr", "--export", "cog", "--export", "tiles"])
     assert result.exit_code == 0, result.output
     group = zarr.open_group(out / "world.zarr", mode="r")
     # --width/--height give the window's size; the map keeps its 512 x 512.
-    settings = map_config(merge(preset("islands", 512, 512), {"terrain": {"normalize": "global"}}))
+    settings = map_config(
+        merge(preset("classic-islands", 512, 512), {"terrain": {"normalize": "global"}})
+    )
     whole = carve_window(settings, TerrainConfig(droplets=2000), Window(40, -30, 256, 192))
     assert np.array_equal(group["eroded"][:], whole.terrain.heights.astype(np.float32))
     assert np.array_equal(group["colour"][:], whole.colour)

@@ -20,7 +20,7 @@ from worldgen.world import Window
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
-def config(name="continents", width=192, height=160):
+def config(name="classic-continents", width=192, height=160):
     return map_config(merge(preset(name, width, height), {"terrain": {"normalize": "global"}}))
 
 
@@ -53,7 +53,7 @@ def test_terrain_blocks_equal_the_whole_window(tmp_path):
 
 
 def test_map_blocks_equal_the_whole_map(tmp_path):
-    cfg = config("islands")
+    cfg = config("classic-islands")
     build_store(tmp_path / "m.zarr", "map", cfg, block=64)
     got = arrays(tmp_path / "m.zarr")
     layers = make_layers(cfg)

@@ -19,7 +19,7 @@ from worldgen.terrain._rivers import D8_OFFSETS, lake_sizes
 from worldgen.terrain._windowed import BAND, TILE, _axis_weights, _tiles_over, clear_caches
 from worldgen.world import NoiseMap, Window
 
-ISLAND = map_config(merge({"terrain": {"seed": 3}}, preset("islands")))
+ISLAND = map_config(merge({"terrain": {"seed": 3}}, preset("classic-islands")))
 # Unmasked: rivers come from fixed regions (smaller than the default, to
 # keep the test quick).
 PLAIN = MapConfig(terrain=NoiseMap(seed=11, scale=96.0, octaves=4, normalize="global"))
@@ -267,15 +267,20 @@ def test_bad_region_options(kwargs, message):
         TerrainConfig(**kwargs)
 
 
-def test_terrain_command_writes_windows_and_eroded_heights(tmp_path):
+@pytest.mark.parametrize("preset", ["classic-islands", "continents"])
+def test_terrain_command_writes_windows_and_eroded_heights(tmp_path, preset):
+    from worldgen.world import WorldConfig, spawn
+
     runner = CliRunner()
-    common = ["--droplets", "3000", "--export", "npy", "--mesh", "stl"]
+    # A classic map's pixels, or world cells around the default world's spawn.
+    ox, oy = (0, 0) if preset.startswith("classic") else spawn(WorldConfig())
+    common = ["--preset", preset, "--droplets", "3000", "--export", "npy", "--mesh", "stl"]
     for name, window in (
-        ("big", ("96", "128", "160", "96")),
-        ("small", ("136", "160", "64", "48")),
+        ("big", (ox + 96, oy + 128, "160", "96")),
+        ("small", (ox + 136, oy + 160, "64", "48")),
     ):
         x, y, w, h = window
-        args = ["terrain", "--out", str(tmp_path / name), "--x", x, "--y", y]
+        args = ["terrain", "--out", str(tmp_path / name), "--x", str(x), "--y", str(y)]
         result = runner.invoke(app, [*args, "--width", w, "--height", h, *common])
         assert result.exit_code == 0, result.output
     big, small = tmp_path / "big", tmp_path / "small"

@@ -25,8 +25,20 @@ from worldgen.voxel._blocks import (
 from worldgen.voxel._config import GENERATOR_VERSION, VoxelConfig
 from worldgen.voxel._generator import GRID_CELL, generate_region, lattice_shift
 from worldgen.voxel._store import ChunkStore, StoreMismatchError
+from worldgen.world import Window, elevation, spawn
 
 CONFIG = VoxelConfig(seed=3)
+# The spawn of seed 3: a coast with forest, the default world's own.
+X0, Z0 = spawn(CONFIG.world)
+
+
+def _highest(config, radius=8192, step=32):
+    """The highest ground within ``radius`` cells of the spawn."""
+    x, z = spawn(config.world)
+    n = 2 * radius // step
+    e = elevation(config.world, Window(x - radius, z - radius, n, n, step))
+    r, c = np.unravel_index(int(np.argmax(e)), e.shape)
+    return x - radius + int(c) * step, z - radius + int(r) * step
 
 
 def chunk(config, cx, cz):
@@ -58,7 +70,7 @@ def test_any_chunk_equals_the_crop_of_a_region_around_it(cx, cz, terrain):
 def test_a_tree_across_a_chunk_border_is_whole_in_both_chunks():
     # Find trunks within the crown's reach of a border between two chunks,
     # then check the neighbour holds the same leaves as the big region.
-    x0, z0 = 160, -400  # a forest of seed 3
+    x0, z0 = X0 - 80, Z0 - 80  # a forest of seed 3
     big, _ = generate_region(CONFIG, x0, z0, 160, 160)
     crossings = 0
     for z, x in zip(*np.nonzero((big == WOOD).any(axis=0))):
@@ -73,10 +85,11 @@ def test_a_tree_across_a_chunk_border_is_whole_in_both_chunks():
 
 
 def hash_5x5(config):
-    """SHA-256 of the blocks and heights of the 5 x 5 chunks around (0, 0)."""
+    """SHA-256 of the blocks and heights of the 5 x 5 chunks around the
+    spawn of seed 3."""
     digest = hashlib.sha256()
-    for cz in range(-2, 3):
-        for cx in range(-2, 3):
+    for cz in range(Z0 // 16 - 2, Z0 // 16 + 3):
+        for cx in range(X0 // 16 - 2, X0 // 16 + 3):
             blocks, heights = chunk(config, cx, cz)
             digest.update(blocks.tobytes())
             digest.update(heights.tobytes())
@@ -105,9 +118,11 @@ def test_seed_matters():
     assert not np.array_equal(chunk(CONFIG, 0, 0)[0], chunk(VoxelConfig(seed=4), 0, 0)[0])
 
 
+# 96 x 96 columns at the spawns of seeds 3 and 11: sea, shore and forest
+# (without rivers, whose water stands above the sea).
 SANITY = [
-    generate_region(VoxelConfig(seed=s), x, z, 96, 96)
-    for s, x, z in ((3, -512, -512), (11, 300, -40))
+    generate_region(VoxelConfig(seed=s, rivers=False), x - 48, z - 48, 96, 96)
+    for s, (x, z) in ((s, spawn(VoxelConfig(seed=s).world)) for s in (3, 11))
 ]
 
 
@@ -125,7 +140,11 @@ def test_water_stays_below_sea_level_and_never_floats(region):
 
 def test_heightmap_sea_is_open_to_the_sky():
     blocks, _ = generate_region(
-        VoxelConfig(seed=3, terrain="heightmap", caves=False), -512, -512, 48, 48
+        VoxelConfig(seed=3, terrain="heightmap", caves=False, rivers=False),
+        X0 - 48,
+        Z0 - 48,
+        96,
+        96,
     )
     wet = (blocks == WATER) | (blocks == ICE)
     # Above any water block: only water, ice, air, or the leaves of a tree
@@ -155,12 +174,18 @@ def test_caves_exist_and_stay_underground_near_water():
     assert underground_air.mean() > 0.005
 
 
-def test_heightmap_terrain_is_the_old_one_exactly():
-    # The hash of version 1 of the generator (before 3D terrain, new caves
-    # and aquifers) for this region without caves: the height-map terrain,
-    # its surface blocks, ores, water and trees are unchanged.
-    config = VoxelConfig(seed=3, terrain="heightmap", caves=False)
-    assert hash_5x5(config) == "933dba5becd82e7824fe1d64a3d08181b670921d8aaefe650b76a2085d117cf9"
+def test_heightmap_ground_is_the_world_elevation():
+    """The voxel world is the map's world: without caves and rivers, a
+    height-map column's floor is ``floor(sea_level + elevation)`` (one
+    block a metre), so it is under water exactly where the map is."""
+    config = VoxelConfig(seed=3, terrain="heightmap", caves=False, rivers=False, trees=False)
+    x0, z0 = X0 - 40, Z0 - 40
+    blocks, _ = generate_region(config, x0, z0, 80, 80)
+    e = elevation(config.world, Window(x0, z0, 80, 80))
+    ground = SOLID[blocks] & (blocks != ICE)
+    top = blocks.shape[0] - 1 - np.argmax(ground[::-1], axis=0) + config.y_min
+    np.testing.assert_array_equal(top, np.floor(config.sea_level + e).astype(int))
+    assert (top < config.sea_level).any() and (top >= config.sea_level).any()
 
 
 def terrain_only(terrain, x0, z0, size):
@@ -177,7 +202,8 @@ def overhang_columns(solid):
 
 @pytest.mark.parametrize("terrain", ["3d", "heightmap"])
 def test_overhangs_in_the_mountains_only_with_3d_terrain(terrain):
-    solid = terrain_only(terrain, -2368, 224, 48)  # mountains of seed 3
+    x, z = _highest(CONFIG)
+    solid = terrain_only(terrain, x - 24, z - 24, 48)  # mountains of seed 3
     top = solid.shape[0] - 1 - np.argmax(solid[::-1], axis=0) + CONFIG.y_min
     mountains = top > CONFIG.sea_level + 70  # the mountains biome
     overhangs = overhang_columns(solid) & mountains
@@ -208,7 +234,7 @@ def test_no_slit_tunnels_along_the_grid_layers():
     # Version 1 of the generator cut 57 one-block-tall tunnels of 6 or more
     # blocks into this region, every one lying in a layer of the coarse
     # grid (y = y_min mod 8): two tunnel noises sharing their lattice.
-    blocks, _ = generate_region(VoxelConfig(seed=3, trees=False), -64, -64, 96, 96)
+    blocks, _ = generate_region(VoxelConfig(seed=3, trees=False), X0 - 64, Z0 - 64, 96, 96)
     runs = slit_runs(blocks)
     on_layers = np.count_nonzero(runs % GRID_CELL[1] == 0)
     # Thin tunnels exist, but no grid layer holds more than its share.
@@ -261,13 +287,13 @@ def test_bad_world_config(kwargs, message):
         VoxelConfig(**kwargs)
 
 
-@pytest.mark.parametrize("old", [1, 2])
+@pytest.mark.parametrize("old", [1, 2, 3])
 def test_a_store_of_an_older_generator_version_is_refused(tmp_path, monkeypatch, old):
     config = VoxelConfig(seed=3)
     monkeypatch.setattr(_config, "GENERATOR_VERSION", old)
     old_key = config.key
     monkeypatch.undo()
-    assert GENERATOR_VERSION == 3 and old_key != config.key
+    assert GENERATOR_VERSION == 4 and old_key != config.key
     ChunkStore(tmp_path / "world.db", old_key).close()
     with pytest.raises(StoreMismatchError):
         ChunkStore(tmp_path / "world.db", config.key)

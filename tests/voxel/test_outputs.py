@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from worldgen.cli import app
 from worldgen.voxel import ChunkStore, VoxelConfig, generate_chunk, write_world_set
+from worldgen.world import spawn
 
 runner = CliRunner()
 
@@ -53,8 +54,9 @@ def test_world_command_terrain_option(tmp_path):
     result = runner.invoke(app, [*args, "--terrain", "heightmap", "--no-caves"])
     assert result.exit_code == 0, result.output
     config = VoxelConfig(terrain="heightmap", caves=False)
+    x, z = spawn(config.world)  # the command centres on the spawn
     with ChunkStore(tmp_path / "world.db", config.key) as store:
-        assert store.get(0, 0).same(generate_chunk(config, 0, 0))
+        assert store.get(x // 16, z // 16).same(generate_chunk(config, x // 16, z // 16))
     bad = runner.invoke(app, [*args, "--terrain", "2d"])
     assert bad.exit_code != 0 and "2d" in bad.output
 

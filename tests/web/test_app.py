@@ -19,7 +19,9 @@ CENTRE = 2 ** (NATIVE_ZOOM - 1)
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app(defaults={"seed": 2}), base_url="http://localhost") as c:
+    # A generous time limit: the first tiles compile the kernels they use.
+    app = create_app(defaults={"seed": 2}, timeout=600.0)
+    with TestClient(app, base_url="http://localhost") as c:
         yield c
 
 
@@ -61,12 +63,12 @@ def test_tile_bytes_are_the_librarys_and_cached_forever(client, key):
 
 
 def test_page_worlds_get_their_own_keys_and_tiles(client, key):
-    r = client.get("/worlds?seed=11&octaves=4&sea=0.45&preset=islands")
+    r = client.get("/worlds?seed=11&octaves=4&sea=0.45&preset=classic-islands")
     assert r.status_code == 200
     body = r.json()
     assert body["key"] != key
     assert body["params"]["seed"] == 11 and body["params"]["sea"] == pytest.approx(0.45)
-    config = build_config({}, {"seed": 11, "octaves": 4, "sea": 0.45, "preset": "islands"})
+    config = build_config({}, {"seed": 11, "octaves": 4, "sea": 0.45, "preset": "classic-islands"})
     tile = client.get(f"/w/{body['key']}/colour/9/255/256.png")
     assert tile.content == tile_png(config, "colour", 9, 255, 256)
     assert client.get("/worlds").json()["key"] == key  # no parameters: the server's world
@@ -115,18 +117,22 @@ BAD = [
     ("/w/{key}/nope.json", 404, "unknown layer"),
     ("/worlds?seed=abc", 400, "seed must be an integer"),
     ("/worlds?seed=99999999999999999999999", 400, "seed"),
-    ("/worlds?scale=-1", 400, "scale"),
-    ("/worlds?scale=nan", 400, "scale"),
-    ("/worlds?octaves=1000", 400, "octaves"),
-    ("/worlds?sea=1.5", 400, "sea must be a number between 0 and 1"),
+    ("/worlds?scale=-1&preset=classic", 400, "scale"),
+    ("/worlds?scale=nan&preset=classic", 400, "scale"),
+    ("/worlds?octaves=1000&preset=classic", 400, "octaves"),
+    ("/worlds?sea=1.5&preset=classic", 400, "sea must be a number between 0 and 1"),
     ("/worlds?preset=moon", 400, "preset must be one of"),
     ("/worlds?colour=red", 400, "unknown parameter 'colour'"),
+    ("/worlds?scale=50", 400, "scale applies to the classic presets"),
+    ("/worlds?preset=classic&land_fraction=0.3", 400, "land_fraction applies to the world"),
+    ("/worlds?land_fraction=0.9", 400, "land_fraction"),
+    ("/worlds?continent_size=5000", 400, "continent_size must be a power of two"),
     ("/w/{key}/point?x=1", 400, "z must be an integer"),
     ("/w/{key}/point?x=1&z=1e999", 400, "z must be an integer"),
     ("/w/{key}/point?x=1&z=99999999999", 400, "z must be within"),
-    ("/worlds?scale=1e-300", 400, "scale=1e-300"),
-    ("/worlds?scale=1e-9", 400, "cannot be sampled over the whole map"),
-    ("/worlds?octaves=32&lacunarity=4", 400, "lacunarity=4.0 with octaves=32"),
+    ("/worlds?scale=1e-300&preset=classic", 400, "scale=1e-300"),
+    ("/worlds?scale=1e-9&preset=classic", 400, "cannot be sampled over the whole map"),
+    ("/worlds?octaves=32&lacunarity=4&preset=classic", 400, "lacunarity=4.0 with octaves=32"),
     ("/w/{key}/chunks?x=1&z=1&radius=500", 400, "radius must be from 1 to 64"),
     ("/w/{key}/export?x=0&z=0&width=0&height=5", 400, "width must be"),
     ("/w/{key}/export?x=0&z=0&width=5", 400, "height must be an integer"),

@@ -22,6 +22,7 @@ from PIL import Image
 
 from worldgen.web import create_app
 from worldgen.web._app import STATIC
+from worldgen.world import WorldConfig, spawn
 
 CHROMIUM = os.environ.get("WORLDGEN_CHROMIUM") or next(
     filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None
@@ -34,6 +35,8 @@ FLAGS = ["--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu
 MAP = {"x": 240, "y": 0, "width": 860, "height": 620}  # the map's part of the page
 LOADED = "window.explorer && window.explorer.ready && window.explorer.map.areTilesLoaded()"
 SEA = np.array([0x1D, 0x2A, 0x44])  # the map's background colour
+SPAWN = spawn(WorldConfig(seed=0))  # where the page opens without x and z
+WATER = [np.array(c) for c in ((40, 70, 150), (60, 110, 190))]  # the water bands' colours
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +140,7 @@ def test_page_loads_without_errors_and_shows_tiles(page, tmp_path):
 
 
 def test_dragging_loads_new_tiles(page):
-    page.open("#zoom=14&x=0&z=0")
+    page.open("#zoom=14")
     before, seen = page.map_pixels(), set(page.tiles)
     mouse = page.page.mouse
     mouse.move(900, 450)
@@ -150,7 +153,8 @@ def test_dragging_loads_new_tiles(page):
     assert set(page.tiles) - seen  # new tiles were fetched
     assert shows_terrain(after) and np.abs(after - before).mean() > 5
     state = page.state()
-    assert float(state["x"]) > 500 and float(state["z"]) > 200  # the URL follows
+    # The page opened on the spawn and the URL follows the drag.
+    assert float(state["x"]) > SPAWN[0] + 500 and float(state["z"]) > SPAWN[1] + 200
     assert page.errors == []
 
 
@@ -170,13 +174,16 @@ def test_changing_the_seed_changes_the_tiles(page):
 
 
 def test_the_url_round_trips_the_view(page, browser, server):
-    view = "#seed=5&octaves=5&sea=0.45&x=1234&z=-987&zoom=13.50&layer=biomes&pitch=40&bearing=30&terrain=0"
+    view = (
+        "#preset=classic&seed=5&octaves=5&sea=0.45&x=1234&z=-987&zoom=13.50&layer=biomes"
+        "&pitch=40&bearing=30&terrain=0"
+    )
     page.open(view)
     state = page.state()
     for name, value in urllib.parse.parse_qsl(view[1:]):
         if name in ("x", "z", "zoom", "pitch", "bearing"):
             assert float(state[name]) == pytest.approx(float(value), abs=1.0), name
-        elif name == "layer":
+        elif name in ("layer", "preset"):
             assert state[name] == value
         else:
             assert float(state[name]) == float(value), name
@@ -224,3 +231,49 @@ def test_export_downloads_the_map_set(page):
     page.page.wait_for_function("document.querySelector('#export-progress span').textContent")
     assert "done: the whole view" in page.page.inner_text("#export-progress span")
     assert page.errors == []
+
+
+def _water_share(pixels: np.ndarray) -> float:
+    """Share of the pixels drawn in a water band's colour (hillshading
+    leaves the flat sea a little darker or lighter)."""
+    near = [np.abs(pixels - c).max(axis=-1) <= 40 for c in WATER]
+    return float(np.logical_or(*near).mean())
+
+
+def test_zoom_3_shows_continents_and_oceans(page):
+    page.open("#zoom=3")
+    pixels = page.map_pixels()
+    sea = _water_share(pixels)
+    background = np.all(np.abs(pixels - SEA) <= 2, axis=-1).mean()
+    land = 1.0 - sea - background
+    assert sea > 0.3 and land > 0.05, (sea, land)
+    # Land comes in continents: most land pixels have land all around.
+    mask = ~np.logical_or(
+        np.all(np.abs(pixels - SEA) <= 2, axis=-1),
+        np.logical_or(*[np.abs(pixels - c).max(axis=-1) <= 40 for c in WATER]),
+    )
+    inner = mask[1:-1, 1:-1] & mask[:-2, 1:-1] & mask[2:, 1:-1] & mask[1:-1, :-2] & mask[1:-1, 2:]
+    assert inner.sum() >= 0.5 * mask.sum()
+    assert page.errors == []
+
+
+def test_switching_preset_applies_its_parameters(page):
+    page.open("#zoom=8")
+    assert page.page.input_value("input[name=continent_size]") == "65536"
+    assert not page.page.is_visible("input[name=scale]")
+    key = page.page.evaluate("window.explorer.world.key")
+    page.page.select_option("select[name=preset]", "islands")
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.wait()
+    assert page.page.input_value("input[name=continent_size]") == "4096"
+    assert page.page.input_value("input[name=relief]") == "160"
+    key = page.page.evaluate("window.explorer.world.key")
+    page.page.select_option("select[name=preset]", "classic")
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.wait()
+    # The classic noise map's own parameters, not the last world's.
+    assert page.page.input_value("input[name=scale]") == "128"
+    assert page.page.input_value("input[name=octaves]") == "6"
+    assert not page.page.is_visible("input[name=continent_size]")
+    assert page.state()["preset"] == "classic" and "continent_size" not in page.state()
+    assert page.page.is_hidden("#error") and page.errors == []

@@ -23,11 +23,11 @@ from worldgen.web import (
     tile_window,
     world_key,
 )
-from worldgen.web._products import height_metres
 from worldgen.web._tiles import HALF, check_tile, lnglat_to_cell
-from worldgen.world import Mask, NoiseMap, Window
+from worldgen.world import Mask, NoiseMap, Window, WorldConfig, spawn
 
-CONFIG = build_config({}, {"preset": "islands", "seed": 4})
+CONFIG = build_config({}, {"preset": "classic-islands", "seed": 4})
+WORLD = build_config({}, {"preset": "continents", "seed": 4})
 CENTRE = 2 ** (NATIVE_ZOOM - 1)
 
 
@@ -42,8 +42,8 @@ def test_pyramid_centre_is_world_origin_and_zooms_nest():
     # Tile (z, x, y) covers the same cells as its four children at z + 1.
     for z in (0, 5, NATIVE_ZOOM - 1):
         x = y = 2**z // 3
-        w = tile_window(z, x, y, width=512, height=512)
-        child = tile_window(z + 1, 2 * x, 2 * y, width=512, height=512)
+        w = tile_window(z, x, y, origin=(256, 256))
+        child = tile_window(z + 1, 2 * x, 2 * y, origin=(256, 256))
         assert (w.x, w.y, w.step) == (child.x, child.y, 2 * child.step)
 
 
@@ -85,7 +85,7 @@ def test_unknown_layer_and_local_normalisation_are_refused():
     step=st.sampled_from([1, 2, 8, 1024]),
 )
 def test_stepped_window_samples_the_unstepped_grid(x, y, step):
-    config = build_config({}, {"preset": "continents", "seed": 9})
+    config = build_config({}, {"preset": "classic-continents", "seed": 9})
     coarse = make_layers(config, Window(x, y, 5, 4, step))
     for j in range(4):
         for i in range(5):
@@ -125,7 +125,9 @@ def test_native_tiles_equal_the_cli_map(tmp_path):
         np.testing.assert_array_equal(tile[:-1, :-1], cli)
     cli16 = np.asarray(Image.open(tmp_path / "height.png"), dtype=np.float64) / 65535
     metres = decode_terrarium(tile_image(CONFIG, "height", NATIVE_ZOOM, CENTRE, CENTRE))
-    np.testing.assert_allclose(metres / height_metres(CONFIG), cli16[256:, 256:], atol=1e-4)
+    np.testing.assert_allclose(
+        metres, CONFIG.metres_from_unit(cli16[256:, 256:]), atol=1e-4 * CONFIG.relief
+    )
 
 
 def test_png_bytes_decode_to_the_tile_image():
@@ -136,16 +138,27 @@ def test_png_bytes_decode_to_the_tile_image():
         np.testing.assert_array_equal(decoded, tile_image(CONFIG, layer, 12, 2047, 2048))
 
 
+def _tile_near(config, z: int) -> tuple[int, int]:
+    """The tile at zoom ``z`` holding the world's spawn (or the pyramid's
+    centre for a classic map)."""
+    if config.world is None:
+        return 2 ** (z - 1) - 1, 2 ** (z - 1) - 1
+    x, y = spawn(config.world)
+    step = 2 ** (NATIVE_ZOOM - z)
+    return (x + HALF) // (TILE * step), (y + HALF) // (TILE * step)
+
+
+@pytest.mark.parametrize("config", [CONFIG, WORLD], ids=["classic", "world"])
 @pytest.mark.parametrize("layer", [name for name in LAYERS if name != "voxel"])
 @pytest.mark.parametrize("z", [NATIVE_ZOOM, 11, 3])
-def test_neighbouring_tiles_meet_without_seams(layer, z):
+def test_neighbouring_tiles_meet_without_seams(config, layer, z):
     # Four tiles made alone, laid side by side, equal the 2 x 2 block made
     # as one window: they agree on every shared edge.
-    x = y = 2 ** (z - 1) - 1
-    block = tile_image(CONFIG, layer, z, x, y, tiles=2)
+    x, y = _tile_near(config, z)
+    block = tile_image(config, layer, z, x, y, tiles=2)
     laid = np.concatenate(
         [
-            np.concatenate([tile_image(CONFIG, layer, z, x + i, y + j) for i in (0, 1)], axis=1)
+            np.concatenate([tile_image(config, layer, z, x + i, y + j) for i in (0, 1)], axis=1)
             for j in (0, 1)
         ],
         axis=0,
@@ -155,9 +168,9 @@ def test_neighbouring_tiles_meet_without_seams(layer, z):
 
 
 def test_voxel_tiles_meet_and_show_the_world():
-    x = y = CENTRE - 1
-    block = tile_image(CONFIG, "voxel", NATIVE_ZOOM, x, y, tiles=2)
-    right = tile_image(CONFIG, "voxel", NATIVE_ZOOM, x + 1, y)
+    x, y = _tile_near(WORLD, NATIVE_ZOOM)
+    block = tile_image(WORLD, "voxel", NATIVE_ZOOM, x, y, tiles=2)
+    right = tile_image(WORLD, "voxel", NATIVE_ZOOM, x + 1, y)
     np.testing.assert_array_equal(block[:TILE, TILE:], right)
     assert len(np.unique(block.reshape(-1, 3), axis=0)) > 20  # not a flat colour
 
@@ -186,10 +199,16 @@ def test_world_key_changes_with_every_parameter_and_the_sea_moves():
             {"persistence": 0.4},
             {"lacunarity": 2.5},
             {"sea": 0.5},
+            {"preset": "classic-islands"},
+            {"preset": "continents"},
+            {"preset": "continents", "seed": 1},
+            {"preset": "continents", "continent_size": 32768},
+            {"preset": "continents", "land_fraction": 0.3},
+            {"preset": "continents", "relief": 200.0},
             {"preset": "islands"},
         )
     }
-    assert len(keys) == 8
+    assert len(keys) == 14
     assert world_key(build_config({}, {"seed": 1})) == world_key(build_config({}, {"seed": 1}))
     high = build_config({}, {"sea": 0.6})
     assert high.sea_level == pytest.approx(0.6)
@@ -203,3 +222,35 @@ def test_file_data_sits_under_the_page_parameters():
     assert build_config({"terrain": {"normalize": "none"}}, {}).terrain == NoiseMap(
         normalize="none"
     )
+
+
+def test_world_tiles_are_metres_above_sea_level_and_views_of_the_world():
+    """The height tiles of a world are its metres (sea level 0 m, the sea
+    floor negative); a tile at the native zoom is the world's full-detail
+    window, and a zoom-z tile its level 16 - z."""
+    from worldgen.world import elevation
+
+    x, y = _tile_near(WORLD, NATIVE_ZOOM)
+    metres = decode_terrarium(tile_image(WORLD, "height", NATIVE_ZOOM, x, y))
+    window = tile_window(NATIVE_ZOOM, x, y)
+    np.testing.assert_allclose(metres, elevation(WORLD.world, window), atol=1 / 256)
+    assert metres.min() < 0.0 < metres.max()  # the spawn's tile holds sea and land
+    x, y = _tile_near(WORLD, 6)
+    coarse = decode_terrarium(tile_image(WORLD, "height", 6, x, y))
+    np.testing.assert_allclose(coarse, elevation(WORLD.world, tile_window(6, x, y)), atol=1 / 256)
+    assert tile_window(6, x, y).step == 2**10
+
+
+def test_the_page_parameters_of_a_world_are_its_own():
+    from worldgen.web import Worlds
+
+    worlds = Worlds({}, {"preset": "continents"})
+    with pytest.raises(ValueError, match="scale applies to the classic presets"):
+        worlds.build({"preset": "islands", "scale": 50.0})
+    config, params = worlds.build({"preset": "islands"})
+    assert config.world == WorldConfig(continent_size=4096, land_fraction=0.2, relief=160.0,
+                                       ocean_depth=60.0)  # fmt: skip
+    assert params == {"preset": "islands", "seed": 0, "continent_size": 4096,
+                      "land_fraction": 0.2, "relief": 160.0}  # fmt: skip
+    config, params = worlds.build({"preset": "classic", "seed": 5})
+    assert config.world is None and params["scale"] == 128.0 and "continent_size" not in params

@@ -188,7 +188,7 @@ WindowX = Annotated[
         "--x",
         help="Window's left column in world cells (a classic map's pixels); with "
         "--x/--y, --width/--height give the window's size.",
-        show_default="around the spawn (a classic map: the whole map)",
+        show_default="around the spawn",
     ),
 ]
 WindowY = Annotated[
@@ -196,7 +196,7 @@ WindowY = Annotated[
     typer.Option(
         "--y",
         help="Window's top row in world cells (see --x).",
-        show_default="around the spawn (a classic map: the whole map)",
+        show_default="around the spawn",
     ),
 ]
 
@@ -286,9 +286,9 @@ PresetOption = Annotated[
     PresetName | None,
     typer.Option(
         "--preset",
-        help="Start from a preset: continents, islands, archipelago (the world model), "
-        "classic (the classic noise map) or classic-islands/-continents/-archipelago.",
-        show_default="continents (none with --config)",
+        help="Start from a preset: a world (continents, islands, archipelago) or the "
+        "classic noise map (classic, classic-islands ...).",
+        show_default="continents; none with --config",
     ),
 ]
 ContinentSize = Annotated[

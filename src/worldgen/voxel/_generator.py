@@ -134,7 +134,7 @@ SPAGHETTI = 0.006
 NOODLE = 0.004
 # 3D relief in blocks: RELIEF_SLOPE * the metres the world's ranges add
 # to a column (0 off the ranges and at the coast), at most RELIEF_MAX.
-RELIEF_SLOPE = 0.3
+RELIEF_SLOPE = 0.5
 RELIEF_MAX = 48.0
 # Bound of the interpolated 3D terrain noise: fractal Perlin in 3D lies in
 # [-1.0364, 1.0364] and Catmull-Rom weights sum to at most 1.25 in size.

@@ -40,7 +40,7 @@ PARAMS = {
 """The world parameters the page may set, and their types: a world
 preset's (``continent_size``, ``land_fraction``, ``relief``) or a classic
 map's (``scale``, ``octaves``, ``persistence``, ``lacunarity``, ``sea``);
-each kind ignores the other's."""
+each kind refuses the other's, naming them."""
 
 WORLD_PARAMS = ("continent_size", "land_fraction", "relief")
 CLASSIC_PARAMS = ("scale", "octaves", "persistence", "lacunarity", "sea")
@@ -106,8 +106,21 @@ def build_config(file_data: Mapping[str, Any], params: Mapping[str, Any]) -> Map
     data = preset_overrides(name, w, h) if name and name != "none" else {}
     data = merge(data, dict(file_data))
     if "world" in data:
+        foreign = [k for k in CLASSIC_PARAMS if k in params]
+        if foreign:
+            raise ValueError(
+                f"{', '.join(foreign)} applies to the classic presets; this world is shaped "
+                "by continent_size, land_fraction and relief"
+            )
         world = {k: params[k] for k in ("seed", *WORLD_PARAMS) if k in params}
         return check_pyramid(map_config(merge(data, {"world": world})))
+    foreign = [k for k in WORLD_PARAMS if k in params]
+    if foreign:
+        raise ValueError(
+            f"{', '.join(foreign)} applies to the world presets (continents, islands, "
+            "archipelago); a classic map is shaped by scale, octaves, persistence, "
+            "lacunarity and sea"
+        )
     data = merge(data, {"terrain": terrain})
     if data.get("terrain", {}).get("normalize", "local") == "local":
         data = merge(data, {"terrain": {"normalize": "global"}})

@@ -38,7 +38,6 @@ config and the cell, band-limited through its coast and warp noises.
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 
@@ -117,74 +116,63 @@ def envelope_height(config: WorldConfig) -> float:
 
 
 @kernel
-def _regions(seed, biases, i0, j0, table):
-    # Per region of a grid: its bias, the dome's centre (in regions, from
-    # the region's corner), the cosine and sine of the ellipse's angle and
-    # the inverse of its aspect.
-    rows, cols = biases.shape
-    for r in range(rows):
-        for c in range(cols):
-            i = i0 + c
-            j = j0 + r
-            t = table[r, c]
-            bias = biases[r, c] + SPREAD * (uniform3(seed, i, j, 1) - 0.5)
-            t[0] = min(max(bias, -3.0), BIAS_MAX)
-            t[1] = 0.5 + JITTER * (2.0 * uniform3(seed, i, j, 2) - 1.0)
-            t[2] = 0.5 + JITTER * (2.0 * uniform3(seed, i, j, 3) - 1.0)
-            angle = np.pi * uniform3(seed, i, j, 4)
-            t[3] = np.cos(angle)
-            t[4] = np.sin(angle)
-            t[5] = 1.0 / (0.5 + 0.5 * uniform3(seed, i, j, 5))
+def _regions(seed, cols, rows, biases, table):
+    # Per region (i, j) = (cols[n], rows[n]): its bias, the dome's centre
+    # (in regions, from the region's corner), the cosine and sine of the
+    # ellipse's angle and the inverse of its aspect.
+    for n in range(cols.size):
+        i = cols[n]
+        j = rows[n]
+        t = table[n]
+        bias = biases[n] + SPREAD * (uniform3(seed, i, j, 1) - 0.5)
+        t[0] = min(max(bias, -3.0), BIAS_MAX)
+        t[1] = 0.5 + JITTER * (2.0 * uniform3(seed, i, j, 2) - 1.0)
+        t[2] = 0.5 + JITTER * (2.0 * uniform3(seed, i, j, 3) - 1.0)
+        angle = np.pi * uniform3(seed, i, j, 4)
+        t[3] = np.cos(angle)
+        t[4] = np.sin(angle)
+        t[5] = 1.0 / (0.5 + 0.5 * uniform3(seed, i, j, 5))
 
 
 def region_table(
-    config: WorldConfig, i0: int, j0: int, cols: int, rows: int, scale: int, bias: float
+    config: WorldConfig, cols: np.ndarray, rows: np.ndarray, scale: int, bias: float
 ) -> np.ndarray:
     """The landmasses of the regions of ``scale`` squares (1: squares, 2:
-    blocks) ``i0 .. i0 + cols - 1`` by ``j0 .. j0 + rows - 1``: shape
-    ``(rows, cols, ENTRIES)`` (see :func:`_regions`)."""
+    blocks) ``(cols[n], rows[n])``: shape ``(n, ENTRIES)`` (see
+    :func:`_regions`)."""
     size = config.continent_size * scale
     slow = Octaves(_SIZE_NOISE, 6.0 * config.continent_size, 2)
-    cx = (np.arange(i0, i0 + cols, dtype=np.float64) + 0.5) * size
-    cy = (np.arange(j0, j0 + rows, dtype=np.float64) + 0.5) * size
-    biases = bias + SLOW * slow.grid(config.seed, cx, cy, 0.0, split=False)
-    table = np.zeros((rows, cols, ENTRIES))
+    biases = bias + SLOW * slow.points(config.seed, (cols + 0.5) * size, (rows + 0.5) * size, 0.0)
+    table = np.zeros((cols.size, ENTRIES))
     tag = _CELLS if scale == 1 else _CELLS + scale
-    _regions(np.uint64(derive_seed(config.seed, tag)), biases, i0, j0, table)
+    _regions(np.uint64(derive_seed(config.seed, tag)), cols, rows, biases, table)
     return table
 
 
 @kernel
-def _merges(seed, i0, j0, cols, rows):
-    out = np.empty((rows, cols), dtype=np.bool_)
-    for r in range(rows):
-        for c in range(cols):
-            out[r, c] = uniform3(seed, i0 + c, j0 + r, 0) < MERGED
+def _merges(seed, cols, rows):
+    out = np.empty(cols.size, dtype=np.bool_)
+    for n in range(cols.size):
+        out[n] = uniform3(seed, cols[n], rows[n], 0) < MERGED
     return out
 
 
 @kernel
 def _potential(
-    xs, ys, wx, wy, coast, squares, i0, j0, blocks, merged, bi0, bj0,
-    size, K, margin, ramp, out,
+    x, y, coast, squares, square, blocks, block, merged, K, margin, ramp, out
 ):  # fmt: skip
-    for k in range(xs.size):
-        # Regions, dome and border are all taken at the warped position.
-        x = xs[k] / size + wx[k]
-        y = ys[k] / size + wy[k]
-        bi = int(np.floor(0.5 * x))
-        bj = int(np.floor(0.5 * y))
-        if merged[bj - bj0, bi - bi0]:
-            t = blocks[bj - bj0, bi - bi0]
-            lx = 0.5 * x - bi
-            ly = 0.5 * y - bj
+    # x, y: warped positions in squares; square, block: each sample's row
+    # in the tables of squares, blocks and merge flags.
+    for k in range(x.size):
+        if merged[block[k]]:
+            t = blocks[block[k]]
+            lx = 0.5 * x[k] - np.floor(0.5 * x[k])
+            ly = 0.5 * y[k] - np.floor(0.5 * y[k])
             m = 0.5 * margin
         else:
-            i = int(np.floor(x))
-            j = int(np.floor(y))
-            t = squares[j - j0, i - i0]
-            lx = x - i
-            ly = y - j
+            t = squares[square[k]]
+            lx = x[k] - np.floor(x[k])
+            ly = y[k] - np.floor(y[k])
             m = margin
         dx = lx - t[1]
         dy = ly - t[2]
@@ -197,6 +185,40 @@ def _potential(
             w = min(max((ramp - d) / (ramp - m), 0.0), 1.0)
             h = w * w * w * (w * (w * 6.0 - 15.0) + 10.0)
         out[k] = q + coast[k] - K * h
+
+
+@kernel
+def _locate(xs, ys, wx, wy, size, x, y, i, j, bi, bj):
+    # Warped positions in squares, their squares and their blocks.
+    for k in range(xs.size):
+        x[k] = xs[k] / size + wx[k]
+        y[k] = ys[k] / size + wy[k]
+        i[k] = int(np.floor(x[k]))
+        j[k] = int(np.floor(y[k]))
+        bi[k] = i[k] >> 1
+        bj[k] = j[k] >> 1
+
+
+@kernel
+def _index(i, j, i0, j0, cols, out):
+    for k in range(i.size):
+        out[k] = (j[k] - j0) * cols + (i[k] - i0)
+
+
+def _rows_of(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The lattice cells to tabulate for samples in cells ``(i, j)`` and each
+    sample's row: every cell of their bounding box when that is no bigger
+    than the samples (a window at a fine level), else one row per sample
+    (a coarse window, each sample in a cell of its own)."""
+    i0, j0 = int(i.min()), int(j.min())
+    cols, rows = int(i.max()) - i0 + 1, int(j.max()) - j0 + 1
+    if cols * rows <= i.size:
+        ci = np.tile(np.arange(i0, i0 + cols, dtype=np.int64), rows)
+        cj = np.repeat(np.arange(j0, j0 + rows, dtype=np.int64), cols)
+        index = np.empty(i.size, dtype=np.int64)
+        _index(i, j, i0, j0, cols, index)
+        return ci, cj, index
+    return i, j, np.arange(i.size, dtype=np.int64)
 
 
 def continentalness(
@@ -214,23 +236,20 @@ def continentalness(
     out = np.empty(xs.size)
     if not xs.size:
         return out
-    reach = WARP * _FBM_BOUND  # squares the warp may move a position
-    i0 = math.floor(float(xs.min()) / size - reach) - 1
-    j0 = math.floor(float(ys.min()) / size - reach) - 1
-    i1 = math.floor(float(xs.max()) / size + reach) + 1
-    j1 = math.floor(float(ys.max()) / size + reach) + 1
-    bi0, bj0 = i0 // 2, j0 // 2
-    bi1, bj1 = i1 // 2, j1 // 2
     if bias is None:
         bias = mean_bias(config.land_fraction, config.roughness)
-    squares = region_table(config, i0, j0, i1 - i0 + 1, j1 - j0 + 1, 1, bias)
-    blocks = region_table(config, bi0, bj0, bi1 - bi0 + 1, bj1 - bj0 + 1, 2, bias)
-    merged = _merges(
-        np.uint64(derive_seed(config.seed, _MERGE)), bi0, bj0, bi1 - bi0 + 1, bj1 - bj0 + 1
-    )
+    # Regions, dome and border are all taken at the warped position.
+    x, y = np.empty(xs.size), np.empty(xs.size)
+    i, j, bi, bj = (np.empty(xs.size, dtype=np.int64) for _ in range(4))
+    _locate(xs, ys, warp[0], warp[1], float(size), x, y, i, j, bi, bj)
+    ci, cj, square = _rows_of(i, j)
+    bi, bj, block = _rows_of(bi, bj)
+    squares = region_table(config, ci, cj, 1, bias)
+    blocks = region_table(config, bi, bj, 2, bias)
+    merged = _merges(np.uint64(derive_seed(config.seed, _MERGE)), bi, bj)
     _potential(
-        xs, ys, warp[0], warp[1], coast, squares, i0, j0, blocks, merged, bi0, bj0,
-        float(size), envelope_height(config), config.margin / size, RAMP, out,
+        x, y, coast, squares, square, blocks, block, merged, envelope_height(config),
+        config.margin / size, RAMP, out,
     )  # fmt: skip
     return out
 

@@ -11,9 +11,10 @@
   (``E[E(c + eps)]`` for a normal ``eps`` of the dropped octaves'
   spread, in closed form), so a coarse sample keeps the mean height of the
   coast it stands for.
-- ``L(c)``: 0 at the coast, 1 from ``c = 0.05`` inland: the land factor.
-  The sea floor carries no hills, so the coastline is exactly ``c = 0``:
-  at full detail the sea is where ``e < 0``.
+- ``L(c)``: 0 at the coast, 1 from ``c = 0.05`` inland: the land factor
+  (a smoothstep; at coarse levels the mean of a linear ramp over the coast
+  detail left out, like ``E``). The sea floor carries no hills, so at full
+  detail the coastline is exactly ``c = 0`` and the sea is where ``e < 0``.
 - ``U``: uplift of the mountain belts (:mod:`~worldgen.world._ranges`);
   ``ridge``: ridged fractal noise, from ``continent_size / 48`` cells down
   to about 8; ``M = 0.73 relief``.
@@ -99,6 +100,16 @@ def _slope_changes(knots: np.ndarray, metres: np.ndarray) -> np.ndarray:
 
 
 @kernel
+def _ramp(x, sigma, table):
+    # E[max(0, x + eps)], exact beyond RAMP_SPAN sigma.
+    if x >= RAMP_SPAN * sigma:
+        return x
+    if x <= -RAMP_SPAN * sigma:
+        return 0.0
+    return _ramp_mean(x, sigma, table)
+
+
+@kernel
 def _profile(c, base, knots, changes, sigma, table):
     # E[F(c + eps)] for the piecewise linear F through the knots, flat
     # beyond them: F = m0 + sum of slope changes times ramps. Ramps more
@@ -115,13 +126,20 @@ def _profile(c, base, knots, changes, sigma, table):
 
 @kernel
 def _combine(
-    c, uplift, ridge, hills, hilly, base, knots, changes, sigma, table, mountains, hill_amp, out
+    c, uplift, ridge, hills, hilly, base, knots, changes, sigmas, table, mountains, hill_amp, out
 ):
     for k in range(c.size):
+        sigma = sigmas[k]
         e = _profile(c[k], base, knots, changes, sigma, table)
-        land = min(max(c[k] / LAND_RAMP, 0.0), 1.0)
-        if land > 0.0:
+        if sigma > 0.0:
+            # The land factor averaged over the coast detail left out, as E.
+            x = c[k]
+            land = _ramp(x, sigma, table) - _ramp(x - LAND_RAMP, sigma, table)
+            land = min(max(land / LAND_RAMP, 0.0), 1.0)
+        else:
+            land = min(max(c[k] / LAND_RAMP, 0.0), 1.0)
             land = land * land * (3.0 - 2.0 * land)
+        if land > 0.0:
             t = min(max((hilly[k] + 0.25) / 0.6, 0.0), 1.0)
             t = t * t * (3.0 - 2.0 * t)
             rise = mountains * uplift[k] * (0.25 + 0.75 * ridge[k])
@@ -152,18 +170,19 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relie
     coast = _continents.coast_values(config, lambda n: hills if n is high else noise(n))
     warp = tuple(_continents.WARP * noise(n) for n in _continents.warp_noises(config))
     c = _continents.continentalness(config, xs, ys, coast, warp)
-    land = c > 0.0
-    ridge = noise(ridge_noise(config), land & (uplift > 0.0))
-    hilly = noise(hilliness_noise(config), land)
-    knots, metres = profile(config)
     sigma = amplitude * math.hypot(
         share_low * low.dropped_std(spacing), share_high * high.dropped_std(spacing)
     )
+    sigmas = np.full(xs.size, sigma)
+    land = c > -RAMP_SPAN * sigma  # where the land factor may be above 0
+    ridge = noise(ridge_noise(config), land & (uplift > 0.0))
+    hilly = noise(hilliness_noise(config), land)
+    knots, metres = profile(config)
     mountains = MOUNTAINS * config.relief * min(config.ranges, 1.0)
     out = np.empty(xs.size)
     _combine(
         c, uplift, ridge, hills, hilly, float(metres[0]), knots, _slope_changes(knots, metres),
-        sigma, _RAMP, mountains, HILLS * config.relief, out,
+        sigmas, _RAMP, mountains, HILLS * config.relief, out,
     )  # fmt: skip
     return Relief(out, c, uplift, mountains * uplift * (0.25 + 0.75 * ridge))
 

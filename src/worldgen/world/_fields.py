@@ -19,7 +19,7 @@ count.
 What a cell depends on, and how far:
 
 - elevation: the cell itself (noises are pointwise); the uplift comes from
-  a grid of points every ``max(64, 2 step)`` cells around it (two on each
+  a grid of points every ``max(64, 4 step)`` cells around it (two on each
   side, Catmull-Rom);
 - temperature: the cell's elevation and position;
 - rainfall: points of a grid every ``max(256, 8 step)`` cells (two on each

@@ -140,14 +140,15 @@ class Octaves:
 
     def _direct(self, seed, cols, rows, spacing, part) -> np.ndarray:
         plan, factor, constant = self._plan(seed, spacing, part)
-        out = np.full((rows.size, cols.size), constant)
-        if plan is not None and out.size:
-            scale = 1.0 / self.wavelength
-            grid2(*plan, cols * scale, rows * scale, out, numba.get_num_threads())
-            if factor != 1.0:
-                out *= factor
-            if constant:
-                out += constant
+        if plan is None or not (rows.size and cols.size):
+            return np.full((rows.size, cols.size), constant)
+        out = np.empty((rows.size, cols.size))
+        scale = 1.0 / self.wavelength
+        grid2(*plan, cols * scale, rows * scale, out, numba.get_num_threads())
+        if factor != 1.0:
+            out *= factor
+        if constant:
+            out += constant
         return out
 
     def grid(

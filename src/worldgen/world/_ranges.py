@@ -69,21 +69,30 @@ def _sites(seed, i0, j0, cols, rows):
 
 
 @kernel
-def _uplift(xs, ys, wx, wy, along, sites, i0, j0, pairs, plate, temperature, share, out):
+def _uplift(
+    xs, ys, wx, wy, along, sites, i0, j0, seed, pairs, plate, temperature, share, out
+):  # fmt: skip
     # Soft plate membership: w_i = exp(-d_i^2 / T) / sum over the sites,
     # kept for the three nearest; uplift = 4 sum over their pairs of
     # strength_ij * w_i * w_j, a smooth belt along each bisector.
+    best = np.empty(3)
+    bi = np.empty(3, np.int64)
+    bj = np.empty(3, np.int64)
     for k in range(xs.size):
         x = (xs[k] + wx[k]) / plate
         y = (ys[k] + wy[k]) / plate
         ci = int(np.floor(x))
         cj = int(np.floor(y))
-        best = np.full(3, np.inf)
-        bi = np.zeros(3, np.int64)
-        bj = np.zeros(3, np.int64)
+        best[:] = np.inf
         for j in range(cj - SEARCH, cj + SEARCH + 1):
             for i in range(ci - SEARCH, ci + SEARCH + 1):
-                d = (x - sites[j - j0, i - i0, 0]) ** 2 + (y - sites[j - j0, i - i0, 1]) ** 2
+                if sites.shape[0]:
+                    sx = sites[j - j0, i - i0, 0]
+                    sy = sites[j - j0, i - i0, 1]
+                else:  # a coarse window: no table, each site from its hash
+                    sx = i + 0.5 + PLATE_JITTER * (2.0 * uniform3(seed, i, j, 0) - 1.0)
+                    sy = j + 0.5 + PLATE_JITTER * (2.0 * uniform3(seed, i, j, 1) - 1.0)
+                d = (x - sx) * (x - sx) + (y - sy) * (y - sy)
                 if d < best[2]:
                     m = 2
                     while m > 0 and d < best[m - 1]:
@@ -94,21 +103,23 @@ def _uplift(xs, ys, wx, wy, along, sites, i0, j0, pairs, plate, temperature, sha
                     best[m] = d
                     bi[m] = i
                     bj[m] = j
-        w0 = 1.0
         w1 = np.exp(-(best[1] - best[0]) / temperature)
         w2 = np.exp(-(best[2] - best[0]) / temperature)
-        total = w0 + w1 + w2
-        ws = (w0 / total, w1 / total, w2 / total)
+        total = 1.0 + w1 + w2
         u = 0.0
         for a in range(3):
+            wa = (1.0 if a == 0 else (w1 if a == 1 else w2)) / total
             for b in range(a + 1, 3):
+                wb = (w1 if b == 1 else w2) / total
+                if wa * wb < 1e-9:
+                    continue
                 if bi[a] < bi[b] or (bi[a] == bi[b] and bj[a] < bj[b]):
                     pi, pj, qi, qj = bi[a], bj[a], bi[b], bj[b]
                 else:
                     pi, pj, qi, qj = bi[b], bj[b], bi[a], bj[a]
                 beta = uniform3(pairs, pi, pj, (qi - pi + 8) * 32 + (qj - pj + 8))
                 strength = min(max((beta - (1.0 - share)) / 0.2, 0.0), 1.0)
-                u += 4.0 * strength * ws[a] * ws[b]
+                u += 4.0 * strength * wa * wb
         rise = min(max(0.6 + 0.9 * along[k], 0.0), 1.0)
         out[k] = min(u, 1.0) * rise
 
@@ -125,7 +136,11 @@ def _uplift_at(config, xs, ys, spacing, wx, wy, along) -> np.ndarray:
     j0 = math.floor((float(ys.min()) - reach) / plate) - SEARCH
     i1 = math.floor((float(xs.max()) + reach) / plate) + SEARCH
     j1 = math.floor((float(ys.max()) + reach) / plate) + SEARCH
-    sites = _sites(np.uint64(derive_seed(seed, _SITES)), i0, j0, i1 - i0 + 1, j1 - j0 + 1)
+    site_seed = np.uint64(derive_seed(seed, _SITES))
+    if (i1 - i0 + 1) * (j1 - j0 + 1) <= 4 * xs.size:
+        sites = _sites(site_seed, i0, j0, i1 - i0 + 1, j1 - j0 + 1)
+    else:  # far more plates than points: each point hashes its own
+        sites = np.empty((0, 0, 2))
     w = config.belt_width
     wide = math.sqrt(w * w + spacing * spacing / 6.0)
     share = 0.45 * min(config.ranges, 1.5)
@@ -133,7 +148,7 @@ def _uplift_at(config, xs, ys, spacing, wx, wy, along) -> np.ndarray:
     # distance to the bisector (about one plate apart), falls to a half.
     temperature = 2.0 * wide / (1.7627 * plate)
     _uplift(
-        xs, ys, wx * (plate / 6.0), wy * (plate / 6.0), along, sites, i0, j0,
+        xs, ys, wx * (plate / 6.0), wy * (plate / 6.0), along, sites, i0, j0, site_seed,
         np.uint64(derive_seed(seed, _PAIRS)), plate, temperature, share, out,
     )  # fmt: skip
     return out * (w / wide)

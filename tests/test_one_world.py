@@ -1,0 +1,104 @@
+"""The four commands' defaults are one world: map, terrain, serve and world."""
+
+import numpy as np
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from worldgen.cli import app
+from worldgen.voxel import VoxelConfig, generate_region
+from worldgen.voxel._blocks import ICE, WATER
+from worldgen.web import NATIVE_ZOOM, TILE, create_app, tile_image, tile_window
+from worldgen.web._tiles import HALF
+from worldgen.world import WorldConfig, spawn
+
+runner = CliRunner()
+WORLD = WorldConfig(seed=0)
+
+
+@pytest.fixture(scope="module")
+def map_set(tmp_path_factory):
+    out = tmp_path_factory.mktemp("map")
+    result = runner.invoke(app, ["map", "--out", str(out), "--export", "npy"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _server_config():
+    """The explorer's default world, as `worldgen serve` makes it."""
+    worlds = create_app().state.explorer.worlds
+    return worlds.get(worlds.default)[0]
+
+
+def test_the_map_is_the_default_world_around_its_spawn(map_set):
+    config = _server_config()
+    assert config.world == WORLD
+    water = np.load(map_set / "water.npy")
+    assert water.shape == (512, 512) and water.any() and not water.all()
+
+
+def test_map_water_and_the_explorers_colour_tiles_agree_at_zoom_16(map_set):
+    """The map set's water.npy and colour.png against the explorer's colour
+    tile at zoom 16 over the same cells: the same pixels, and the water
+    pixels exactly the water cells."""
+    config = _server_config()
+    x, y = spawn(WORLD)
+    x0, y0 = x - 256, y - 256  # the map's window
+    tx, ty = (x + HALF) // TILE, (y + HALF) // TILE  # the tile holding the spawn
+    tile = tile_image(config, "colour", NATIVE_ZOOM, tx, ty)
+    window = tile_window(NATIVE_ZOOM, tx, ty)
+    rows = np.s_[window.y - y0 : window.y - y0 + TILE]
+    cols = np.s_[window.x - x0 : window.x - x0 + TILE]
+    colour = np.asarray(Image.open(map_set / "colour.png").convert("RGB"))[rows, cols]
+    water = np.load(map_set / "water.npy")[rows, cols]
+    assert colour.shape == tile.shape  # the tile lies inside the map's window
+    np.testing.assert_array_equal(colour[1:-1, 1:-1], tile[1:-1, 1:-1])
+    water_colours = {tuple(c) for c in tile[water]}
+    land_colours = {tuple(c) for c in tile[~water]}
+    assert water.any() and (~water).any()
+    # Water is drawn in the water bands' colours (shaded a little at the
+    # shore), and no land cell in a water colour.
+    bands = np.array([b.colour for b in config.bands[:2]], dtype=np.int16)
+    shades = np.array(sorted(water_colours), dtype=np.int16)
+    assert (np.abs(shades[:, None, :] - bands[None] * 0.8).max(axis=2).min(axis=1) < 40).all()
+    assert not water_colours & land_colours
+
+
+def test_terrain_heights_are_the_maps(map_set, tmp_path):
+    result = runner.invoke(
+        app,
+        ["terrain", "--out", str(tmp_path), "--export", "npy", "--droplets", "0", "--no-rivers",
+         "--width", "128", "--height", "128", "--x", "0", "--y", "0"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    x, y = spawn(WORLD)
+    whole = runner.invoke(
+        app,
+        ["map", "--out", str(tmp_path / "m"), "--export", "npy", "--width", "128",
+         "--height", "128", "--x", "0", "--y", "0"],
+    )  # fmt: skip
+    assert whole.exit_code == 0, whole.output
+    np.testing.assert_array_equal(
+        np.load(tmp_path / "height.npy"), np.load(tmp_path / "m" / "height.npy")
+    )
+    default = np.load(map_set / "height.npy")
+    terrain = runner.invoke(
+        app, ["terrain", "--out", str(tmp_path / "t"), "--export", "npy", "--droplets", "0"]
+    )
+    assert terrain.exit_code == 0, terrain.output
+    np.testing.assert_array_equal(np.load(tmp_path / "t" / "height.npy"), default)
+    assert (x, y) == spawn(WORLD)
+
+
+def test_the_voxel_worlds_water_is_the_maps(map_set):
+    """The voxel world of the same seed, around the same spawn: columns whose
+    top is water agree with the map's water.npy (rivers aside: the voxel
+    world's own river beds hold water the map has not)."""
+    config = VoxelConfig(seed=0, rivers=False)
+    x, y = spawn(config.world)
+    blocks, heights = generate_region(config, x - 128, y - 128, 256, 256)
+    top = np.take_along_axis(blocks, (heights - config.y_min)[None].astype(np.int64), axis=0)[0]
+    voxel_water = (top == WATER) | (top == ICE)
+    water = np.load(map_set / "water.npy")[128:384, 128:384]
+    agree = (voxel_water == water).mean()
+    assert agree >= 0.97, agree

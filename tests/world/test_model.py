@@ -1,0 +1,218 @@
+"""The world model: continents, levels of detail, climate, biomes, exact windows."""
+
+import numba
+import numpy as np
+import pytest
+
+from worldgen import threads
+from worldgen.world import BIOMES, Window, WorldConfig, elevation, spawn, world_fields
+from worldgen.world._ranges import uplift_grid
+
+WORLD = WorldConfig(seed=0)
+
+
+def _components(mask: np.ndarray) -> np.ndarray:
+    """Sizes of the 4-connected components of ``mask`` (largest first)."""
+    labels = np.zeros(mask.shape, dtype=np.int64)
+    sizes = []
+    h, w = mask.shape
+    for start in zip(*np.nonzero(mask)):
+        if labels[start]:
+            continue
+        label = len(sizes) + 1
+        stack = [start]
+        labels[start] = label
+        size = 0
+        while stack:
+            r, c = stack.pop()
+            size += 1
+            for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                if 0 <= rr < h and 0 <= cc < w and mask[rr, cc] and not labels[rr, cc]:
+                    labels[rr, cc] = label
+                    stack.append((rr, cc))
+        sizes.append(size)
+    return np.sort(np.array(sizes))[::-1]
+
+
+@pytest.fixture(scope="module")
+def overview():
+    """The default world seen at 256 cells a sample, 1024 x 1024 samples
+    around the origin: 262,144 cells across."""
+    step = 256
+    return elevation(WORLD, Window(-512 * step, -512 * step, 1024, 1024, step))
+
+
+def test_continents_and_oceans_exist(overview):
+    land = overview >= 0.0
+    assert 0.1 <= land.mean() <= 0.7
+    sizes = _components(land[::2, ::2])  # 512 x 512: the components at half resolution
+    # A landmass of at least 1% of the view ...
+    assert sizes[0] >= 0.01 * land[::2, ::2].size
+    # ... and a coherent land mask: most land in big pieces, not a lichen
+    # of one-sample islands.
+    assert sizes[sizes >= 64].sum() >= 0.8 * sizes.sum()
+    # Oceans: the largest water body spans most of the water.
+    water = _components(~land[::2, ::2])
+    assert water[0] >= 0.8 * water.sum()
+    # Relief: mountains on land, a sea floor below.
+    assert overview.max() > 100.0 and overview.min() < -50.0
+
+
+@pytest.mark.parametrize("level", [2, 4, 6, 8, 10])
+def test_a_level_is_the_mean_of_the_level_below_it(level):
+    """A level-L sample matches the mean of the 4 x 4 level-(L-2) samples
+    under it within 0.2 of the terrain's standard deviation (RMS over
+    several places around the spawn)."""
+    x0, y0 = spawn(WORLD)
+    step = 2**level
+    errors, spreads = [], []
+    for dx, dy in ((0, 0), (-40, 17), (33, -25), (10, 50)):
+        cx, cy = x0 + dx * step, y0 + dy * step
+        coarse = Window(cx - 16 * step, cy - 16 * step, 32, 32, step)
+        fine = Window(coarse.x, coarse.y, 128, 128, step // 4)
+        a = elevation(WORLD, coarse)
+        b = elevation(WORLD, fine).reshape(32, 4, 32, 4).mean(axis=(1, 3))
+        errors.append(((a - b) ** 2).mean())
+        spreads.append(elevation(WORLD, Window(cx - 64 * step, cy - 64 * step, 128, 128, step)))
+    rms = float(np.sqrt(np.mean(errors)))
+    spread = float(np.concatenate([s.ravel() for s in spreads]).std())
+    assert rms <= 0.2 * spread, (level, rms, spread)
+
+
+@pytest.mark.parametrize("step", [1, 8, 128, 4096])
+def test_a_window_equals_the_crop_of_a_bigger_one(step):
+    x0, y0 = spawn(WORLD)
+    big = Window(x0 - 40 * step, y0 - 30 * step, 80, 60, step)
+    part = Window(big.x + 13 * step, big.y + 7 * step, 31, 22, step)
+    whole = world_fields(WORLD, big)
+    alone = world_fields(WORLD, part)
+    crop = np.s_[7 : 7 + 22, 13 : 13 + 31]
+    for name in ("elevation", "continentalness", "uplift", "temperature", "rainfall", "biome"):
+        np.testing.assert_array_equal(getattr(alone, name), getattr(whole, name)[crop], name)
+
+
+def test_one_and_two_threads_give_the_same_bytes():
+    window = Window(*spawn(WORLD), 96, 80, 4)
+    with threads(1):
+        one = world_fields(WORLD, window)
+    with threads(2):
+        two = world_fields(WORLD, window)
+    for name in ("elevation", "temperature", "rainfall", "biome"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+    assert numba.get_num_threads() >= 1
+
+
+def test_seeds_differ_and_repeat():
+    window = Window(0, 0, 64, 64, 2048)
+    a = elevation(WorldConfig(seed=1), window)
+    assert (a == elevation(WorldConfig(seed=1), window)).all()
+    assert not (a == elevation(WorldConfig(seed=2), window)).all()
+
+
+def test_rain_shadows_behind_ranges():
+    """Over many ranges, the lee side (downwind, east of a westerly's range)
+    gets at least 30% less rain than the windward side."""
+    step = 128
+    x0, y0 = spawn(WORLD)
+    window = Window(x0 - 512 * step, y0 - 512 * step, 1024, 1024, step)
+    fields = world_fields(WORLD, window)
+    from worldgen.world._lod import sample_axes
+
+    cols, rows = sample_axes(window)
+    uplift = uplift_grid(WORLD, cols, rows, step)
+    land = fields.elevation > 0.0
+    reach = int(2 * WORLD.belt_width / step)
+    core = (uplift > 0.5) & land
+    ridge = core[:, reach:-reach]
+    windward = land[:, : -2 * reach] & ridge
+    lee = land[:, 2 * reach :] & ridge
+    both = windward & lee
+    assert both.sum() > 2000  # many ranges' samples
+    rain_windward = fields.rainfall[:, : -2 * reach][both].mean()
+    rain_lee = fields.rainfall[:, 2 * reach :][both].mean()
+    assert rain_lee <= 0.7 * rain_windward, (rain_lee, rain_windward)
+
+
+def _straight_runs(biome: np.ndarray, length: int = 64) -> int:
+    """How many biome-border cells start a straight run of ``length`` border
+    cells (at any whole number of degrees): a straight border."""
+    border = np.zeros(biome.shape, dtype=bool)
+    border[:-1, :] |= biome[:-1, :] != biome[1:, :]
+    border[1:, :] |= biome[:-1, :] != biome[1:, :]
+    border[:, :-1] |= biome[:, :-1] != biome[:, 1:]
+    border[:, 1:] |= biome[:, :-1] != biome[:, 1:]
+    h, w = biome.shape
+    found = 0
+    for angle in np.radians(np.arange(0, 180, 1)):
+        steps = np.arange(length)
+        dy = np.rint(steps * np.sin(angle)).astype(int)
+        dx = np.rint(steps * np.cos(angle)).astype(int)
+        y0, y1 = -min(dy.min(), 0), h - max(dy.max(), 0)
+        x0, x1 = -min(dx.min(), 0), w - max(dx.max(), 0)
+        run = border[y0:y1, x0:x1].copy()
+        for oy, ox in zip(dy[1:], dx[1:]):
+            run &= border[y0 + oy : y1 + oy, x0 + ox : x1 + ox]
+        found += int(run.sum())
+    return found
+
+
+@pytest.fixture(scope="module")
+def biome_places():
+    """Six places where several biomes meet: land samples of an overview
+    around the spawn where the biome at 512 cells a sample changes, from
+    the coldest to the warmest."""
+    step = 512
+    x0, y0 = spawn(WORLD)
+    window = Window(x0 - 256 * step, y0 - 256 * step, 512, 512, step)
+    fields = world_fields(WORLD, window)
+    b = fields.biome
+    mixed = np.zeros(b.shape, dtype=bool)
+    mixed[1:-1, 1:-1] = (b[1:-1, 1:-1] != b[:-2, 1:-1]) | (b[1:-1, 1:-1] != b[1:-1, :-2])
+    mixed &= ~fields.water
+    rows, cols = np.nonzero(mixed)
+    order = np.argsort(fields.temperature[rows, cols], kind="stable")
+    picks = order[np.linspace(0, order.size - 1, 6).astype(int)]
+    return [(window.x + int(cols[k]) * step, window.y + int(rows[k]) * step) for k in picks]
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_no_biome_border_runs_straight_for_64_cells(biome_places, index):
+    """At full detail, in six places where biomes meet (cold to warm), no
+    border between biomes is a straight line of 64 cells."""
+    x, y = biome_places[index]
+    fields = world_fields(WORLD, Window(x - 256, y - 256, 512, 512))
+    assert len(np.unique(fields.biome)) >= 2
+    assert _straight_runs(fields.biome) == 0
+
+
+def test_straight_border_detector_sees_a_straight_border():
+    biome = np.zeros((200, 200), dtype=np.uint8)
+    rows, cols = np.indices(biome.shape)
+    biome[rows * 3 > cols * 2 + 10] = 1  # a straight border at 33.7 degrees
+    assert _straight_runs(biome) > 0
+
+
+def test_the_climate_has_its_documented_shape():
+    x0, y0 = spawn(WORLD)
+    fields = world_fields(WORLD, Window(x0 - 256 * 64, y0 - 256 * 64, 512, 512, 64))
+    land = ~fields.water
+    assert land.any() and fields.water.any()
+    assert np.isfinite(fields.temperature).all() and np.isfinite(fields.rainfall).all()
+    assert fields.rainfall.min() >= 120.0
+    # Colder with height: on land, the highest tenth is colder than the lowest.
+    e, t = fields.elevation[land], fields.temperature[land]
+    assert t[e > np.quantile(e, 0.9)].mean() < t[e < np.quantile(e, 0.1)].mean()
+    assert set(np.unique(fields.biome)) <= set(range(len(BIOMES)))
+
+
+def test_bad_input_names_the_parameter():
+    with pytest.raises(ValueError, match="continent_size"):
+        WorldConfig(continent_size=5000)
+    with pytest.raises(ValueError, match="land_fraction"):
+        WorldConfig(land_fraction=0.9)
+    with pytest.raises(ValueError, match="wind"):
+        WorldConfig(wind="up")
+    with pytest.raises(TypeError, match="window"):
+        world_fields(WORLD, (0, 0, 4, 4))
+    with pytest.raises(ValueError, match="elevation"):
+        world_fields(WORLD, Window(0, 0, 4, 4), elevation=np.zeros((3, 3)))
