@@ -25,8 +25,7 @@ import numba
 from _report import header, write_section
 from worldgen.web import build_config, tile_image, tile_png
 from worldgen.web._tiles import HALF, NATIVE_ZOOM, TILE, tile_window
-from worldgen.world import elevation, spawn
-from worldgen.world import _lod
+from worldgen.world import _lod, elevation, spawn
 
 ZOOMS = (2, 5, 8, 11, 14, 16)
 
@@ -67,12 +66,12 @@ def main(argv=None) -> int:
     times = {(z, what): [] for z in ZOOMS for what in ("elevation", "colour", "png")}
     for r in range(args.rounds):
         for z in ZOOMS:
-            x, y = places[z][r]
-            window = tile_window(z, x, y)
-            times[z, "elevation"].append(_time(lambda: elevation(config.world, window)))
-            times[z, "colour"].append(_time(lambda: tile_image(config, "colour", z, x, y)))
-            times[z, "png"].append(_time(lambda: tile_png(config, "colour", z, x, y)))
-    lines = header("python benchmarks/bench_tiles.py --rounds %d" % args.rounds)
+            tile = (z, *places[z][r])
+            window = tile_window(*tile)
+            times[z, "elevation"].append(_time(lambda w=window: elevation(config.world, w)))
+            times[z, "colour"].append(_time(lambda t=tile: tile_image(config, "colour", *t)))
+            times[z, "png"].append(_time(lambda t=tile: tile_png(config, "colour", *t)))
+    lines = header(f"python benchmarks/bench_tiles.py --rounds {args.rounds}")
     lines += [
         "Cold tiles of the default world (`continents`, seed 0), one thread, CPU time per "
         f"tile over {args.rounds} tiles around the spawn per zoom (median, and the 10th to "
