@@ -21,13 +21,33 @@ import sys
 import time
 
 import numba
+import numpy as np
 
 from _report import header, write_section
 from worldgen.web import build_config, tile_image, tile_png
 from worldgen.web._tiles import HALF, NATIVE_ZOOM, TILE, tile_window
-from worldgen.world import _lod, elevation, spawn
+from worldgen.world import Window, _lod, elevation, spawn
 
 ZOOMS = (2, 5, 8, 11, 14, 16)
+
+
+def level_agreement(config, level: int) -> float:
+    """RMS of (a level-L sample - the mean of the 4 x 4 level-(L-2) samples
+    under it) over four places around the spawn, in standard deviations of
+    the terrain there (as tests/world/test_model.py measures it)."""
+    x0, y0 = spawn(config)
+    step = 2**level
+    errors, spreads = [], []
+    for dx, dy in ((0, 0), (-40, 17), (33, -25), (10, 50)):
+        cx, cy = x0 + dx * step, y0 + dy * step
+        coarse = Window(cx - 16 * step, cy - 16 * step, 32, 32, step)
+        fine = Window(coarse.x, coarse.y, 128, 128, step // 4)
+        a = elevation(config, coarse)
+        b = elevation(config, fine).reshape(32, 4, 32, 4).mean(axis=(1, 3))
+        errors.append(((a - b) ** 2).mean())
+        spreads.append(elevation(config, Window(cx - 64 * step, cy - 64 * step, 128, 128, step)))
+    spread = float(np.concatenate([s.ravel() for s in spreads]).std())
+    return float(np.sqrt(np.mean(errors))) / spread
 
 
 def _clear() -> None:
@@ -91,6 +111,19 @@ def main(argv=None) -> int:
             cells.append(f"{statistics.median(values):.1f} ({lo:.1f}-{hi:.1f})")
         per = statistics.median(times[z, "png"]) * 1e6 / (TILE * TILE)
         lines.append(f"| {z} | {NATIVE_ZOOM - z} | " + " | ".join(cells) + f" | {per:.0f} |")
+    lines += [
+        "",
+        "Levels of detail: how far a sample at level L (one per 2^L cells, zoom 16 - L) is "
+        "from the mean of the 4 x 4 samples of level L - 2 under it, RMS in standard "
+        "deviations of the terrain, four places around the spawn (the test holds levels "
+        "2-10 to 0.2).",
+        "",
+        "| level | " + " | ".join(str(level) for level in range(2, 17, 2)) + " |",
+        "|---" * 9 + "|",
+        "| RMS / std | "
+        + " | ".join(f"{level_agreement(config.world, level):.3f}" for level in range(2, 17, 2))
+        + " |",
+    ]
     text = "## Explorer tiles on the world model (bench_tiles.py)\n\n" + "\n".join(lines)
     print(text)
     if args.write:

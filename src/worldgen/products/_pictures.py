@@ -26,7 +26,13 @@ import numpy as np
 
 from worldgen.noise._validate import check_int, check_positive
 from worldgen.products._maps import MapConfig, MapLayers, make_layers
-from worldgen.products._shading import apply_shade, colour_ramp, hillshade, normal_map
+from worldgen.products._shading import (
+    apply_shade,
+    colour_ramp,
+    hillshade,
+    normal_map,
+    shaded_bands,
+)
 from worldgen.world._window import Window
 
 PICTURE_HALO = 1
@@ -130,6 +136,14 @@ def shaded_colour(
     (1, 1, 3)
     """
     padded = _with_halo(heights, halo)
+    relief = config.relief if relief is None else check_positive(relief, "relief")
+    if not blend:  # one pass, the same bytes
+        return _joined(
+            shaded_bands(
+                part, config.sea_level, config.bands, exaggeration=relief, strength=_COLOUR_SHADE
+            )
+            for part in _bands(padded)
+        )
     return _joined(
         _band_colours(config, part[1:-1, 1:-1], relief_shade(config, part, relief=relief), blend)
         for part in _bands(padded)

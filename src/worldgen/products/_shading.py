@@ -26,6 +26,7 @@ from worldgen._checks import (
     height_field,
     rgb_image,
 )
+from worldgen._jit import kernel
 from worldgen.noise._validate import check_bool, check_int, check_positive
 
 
@@ -242,6 +243,67 @@ def apply_shade(rgb: np.ndarray, shade: np.ndarray, *, strength: float = 0.5) ->
     strength = check_unit_interval(strength, "strength")
     factor = (1.0 - strength) + strength * shade
     return np.rint(rgb * factor[..., None]).astype(np.uint8)
+
+
+@kernel
+def _shaded_bands(padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_alt, strength, out):
+    # hillshade(max(padded, sea), exaggeration=z) on the inner cells, the
+    # stepped band colours of the heights there, and apply_shade: the same
+    # arithmetic in the same order as those functions, fused.
+    rows, cols = out.shape[0], out.shape[1]
+    scale = 1.0 / 8.0
+    for r in range(rows):
+        for c in range(cols):
+            a = max(padded[r, c], sea)
+            b = max(padded[r, c + 1], sea)
+            cc = max(padded[r, c + 2], sea)
+            d = max(padded[r + 1, c], sea)
+            f = max(padded[r + 1, c + 2], sea)
+            g = max(padded[r + 2, c], sea)
+            h = max(padded[r + 2, c + 1], sea)
+            i = max(padded[r + 2, c + 2], sea)
+            north = a + 2.0 * b + cc
+            south = g + 2.0 * h + i
+            west = a + 2.0 * d + g
+            east = cc + 2.0 * f + i
+            dx = (east - west) * scale
+            dy = (north - south) * scale
+            dx *= z
+            dy *= z
+            lit = sin_alt - (dx * sin_az + dy * cos_az) * cos_alt
+            shade = lit / np.sqrt(1.0 + dx * dx + dy * dy)
+            shade = min(max(shade, 0.0), 1.0)
+            height = padded[r + 1, c + 1]
+            k = 0
+            while k < tops.size - 1 and tops[k] < height:
+                k += 1
+            factor = (1.0 - strength) + strength * shade
+            for ch in range(3):
+                out[r, c, ch] = np.uint8(np.rint(colours[k, ch] * factor))
+
+
+def shaded_bands(
+    padded: np.ndarray, sea: float, bands, *, exaggeration: float, strength: float
+) -> np.ndarray:
+    """Stepped band colours of the inner cells of ``padded`` (heights with a
+    one-cell halo), darkened by the hillshade of ``max(padded, sea)``: the
+    bytes of ``apply_shade(colour_ramp(inner, stops), hillshade(...)[1:-1,
+    1:-1], strength)`` in one pass (``bands``: objects with ``top`` and
+    ``colour``)."""
+    heights = height_field(padded)
+    if min(heights.shape) < 3:
+        raise ValueError(f"heights with a halo must be at least 3 x 3, got {heights.shape}")
+    z = check_positive(exaggeration, "exaggeration")
+    az, alt = np.radians(315.0), np.radians(45.0)
+    tops = np.array([b.top for b in bands], dtype=np.float64)
+    colours = np.array([b.colour for b in bands], dtype=np.float64)
+    out = np.empty((heights.shape[0] - 2, heights.shape[1] - 2, 3), dtype=np.uint8)
+    _shaded_bands(
+        heights, float(sea), tops, colours, float(z), float(np.sin(alt)), float(np.sin(az)),
+        float(np.cos(az)), float(np.cos(alt)), float(check_unit_interval(strength, "strength")),
+        out,
+    )  # fmt: skip
+    return out
 
 
 def normal_map(heights: np.ndarray, *, strength: float = 1.0, cell_size: float = 1.0) -> np.ndarray:

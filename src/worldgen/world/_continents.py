@@ -74,12 +74,12 @@ ENTRIES = 6  # per region: bias, centre x, centre y, cos, sin, 1 / aspect
 
 def coast_noises(config: WorldConfig) -> tuple[Octaves, Octaves]:
     """The coast noise's long octaves (a quarter of a square down to a
-    24th) and short ones (a 24th of a square down to about 8 cells): one
+    24th) and short ones (a 24th of a square down to about 12 cells): one
     fBm, in two parts, the short one shared with the hills."""
     size = config.continent_size
     return (
         Octaves(_COAST, size / 4.0, 3),
-        Octaves(_COAST_SHORT, size / 24.0, octave_count(size / 24.0, 8.0)),
+        Octaves(_COAST_SHORT, size / 24.0, octave_count(size / 24.0, 12.0)),
     )
 
 

@@ -17,9 +17,9 @@
   detail the coastline is exactly ``c = 0`` and the sea is where ``e < 0``.
 - ``U``: uplift of the mountain belts (:mod:`~worldgen.world._ranges`);
   ``ridge``: ridged fractal noise, from ``continent_size / 48`` cells down
-  to about 8; ``M = 0.73 relief``.
+  to about 12; ``M = 0.73 relief``.
 - ``hills``: the short half of the coast noise (from ``continent_size /
-  24`` cells down to about 6), so coasts and hills share their bays and
+  24`` cells down to about 12), so coasts and hills share their bays and
   valleys; ``hilly``: a slow noise that makes some lowlands flat and
   others hilly; ``H = 0.12 relief``.
 
@@ -32,6 +32,7 @@ changes nothing where they are multiplied by zero.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 
 import numpy as np
@@ -50,7 +51,7 @@ LAND_RAMP = 0.05  # c over which the land factor rises from 0 to 1
 
 def ridge_noise(config: WorldConfig) -> Octaves:
     w = config.continent_size / 48.0
-    return Octaves(_RIDGE, w, octave_count(w, 8.0), mode="ridged")
+    return Octaves(_RIDGE, w, octave_count(w, 12.0), mode="ridged")
 
 
 def hilliness_noise(config: WorldConfig) -> Octaves:
@@ -125,20 +126,61 @@ def _profile(c, base, knots, changes, sigma, table):
 
 
 @kernel
+def _land(c, sigma, table):
+    # The land factor: a smoothstep of c over LAND_RAMP at full detail; at
+    # coarse levels the mean of a linear ramp over the coast detail left out.
+    if sigma > 0.0:
+        land = _ramp(c, sigma, table) - _ramp(c - LAND_RAMP, sigma, table)
+        return min(max(land / LAND_RAMP, 0.0), 1.0)
+    land = min(max(c / LAND_RAMP, 0.0), 1.0)
+    return land * land * (3.0 - 2.0 * land)
+
+
+# Coarse levels read E and the land factor from tables of c (for the
+# window's spread sigma), every SMOOTH_STEP from SMOOTH_LO to SMOOTH_HI; past
+# them E is flat and the land factor 0 or 1 for every sigma below 0.28.
+SMOOTH_LO, SMOOTH_HI, SMOOTH_STEPS = -2.0, 3.0, 20000
+SMOOTH_FROM = 0.01  # sigma from which the tables are used
+
+
+@kernel
+def _tabulate(base, knots, changes, sigma, table, profile_out, land_out):
+    step = (SMOOTH_HI - SMOOTH_LO) / SMOOTH_STEPS
+    for n in range(SMOOTH_STEPS + 1):
+        c = SMOOTH_LO + n * step
+        profile_out[n] = _profile(c, base, knots, changes, sigma, table)
+        land_out[n] = _land(c, sigma, table)
+
+
+@functools.lru_cache(maxsize=256)
+def _smoothed(base: float, knots: tuple, changes: tuple, sigma: float):
+    profile = np.empty(SMOOTH_STEPS + 1)
+    land = np.empty(SMOOTH_STEPS + 1)
+    _tabulate(base, np.array(knots), np.array(changes), sigma, _RAMP, profile, land)
+    return profile, land
+
+
+@kernel
+def _read(table, c):
+    u = (c - SMOOTH_LO) * (SMOOTH_STEPS / (SMOOTH_HI - SMOOTH_LO))
+    u = min(max(u, 0.0), float(SMOOTH_STEPS))
+    i = min(int(u), SMOOTH_STEPS - 1)
+    return table[i] + (u - i) * (table[i + 1] - table[i])
+
+
+@kernel
 def _combine(
-    c, uplift, ridge, hills, hilly, base, knots, changes, sigmas, table, mountains, hill_amp, out
-):
+    c, uplift, ridge, hills, hilly, base, knots, changes, sigma, table, tab_e, tab_l,
+    mountains, hill_amp, out,
+):  # fmt: skip
+    tabled = tab_e.size > 0
     for k in range(c.size):
-        sigma = sigmas[k]
-        e = _profile(c[k], base, knots, changes, sigma, table)
-        if sigma > 0.0:
-            # The land factor averaged over the coast detail left out, as E.
-            x = c[k]
-            land = _ramp(x, sigma, table) - _ramp(x - LAND_RAMP, sigma, table)
-            land = min(max(land / LAND_RAMP, 0.0), 1.0)
+        if tabled:
+            e = _read(tab_e, c[k])
+            land = _read(tab_l, c[k])
         else:
-            land = min(max(c[k] / LAND_RAMP, 0.0), 1.0)
-            land = land * land * (3.0 - 2.0 * land)
+            e = _profile(c[k], base, knots, changes, sigma, table)
+            land = _land(c[k], sigma, table)
         if land > 0.0:
             t = min(max((hilly[k] + 0.25) / 0.6, 0.0), 1.0)
             t = t * t * (3.0 - 2.0 * t)
@@ -173,16 +215,20 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relie
     sigma = amplitude * math.hypot(
         share_low * low.dropped_std(spacing), share_high * high.dropped_std(spacing)
     )
-    sigmas = np.full(xs.size, sigma)
     land = c > -RAMP_SPAN * sigma  # where the land factor may be above 0
     ridge = noise(ridge_noise(config), land & (uplift > 0.0))
     hilly = noise(hilliness_noise(config), land)
     knots, metres = profile(config)
     mountains = MOUNTAINS * config.relief * min(config.ranges, 1.0)
     out = np.empty(xs.size)
+    changes = _slope_changes(knots, metres)
+    if sigma >= SMOOTH_FROM:
+        tab_e, tab_l = _smoothed(float(metres[0]), tuple(knots), tuple(changes), sigma)
+    else:
+        tab_e = tab_l = np.empty(0)
     _combine(
-        c, uplift, ridge, hills, hilly, float(metres[0]), knots, _slope_changes(knots, metres),
-        sigmas, _RAMP, mountains, HILLS * config.relief, out,
+        c, uplift, ridge, hills, hilly, float(metres[0]), knots, changes, sigma, _RAMP, tab_e,
+        tab_l, mountains, HILLS * config.relief, out,
     )  # fmt: skip
     return Relief(out, c, uplift, mountains * uplift * (0.25 + 0.75 * ridge))
 

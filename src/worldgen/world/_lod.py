@@ -268,20 +268,19 @@ def catmull_rom(positions: np.ndarray, g: float) -> tuple[np.ndarray, np.ndarray
 @kernel
 def _interpolate(values, ix, wx, iy, wy, out):
     ny = values.shape[0]
-    across = np.empty((ny, ix.shape[0]))
+    nx = ix.shape[0]
+    across = np.empty((ny, nx))
     for r in range(ny):
-        for c in range(ix.shape[0]):
-            i = ix[c]
-            w = wx[c]
-            across[r, c] = (values[r, i[0]] * w[0] + values[r, i[1]] * w[1]) + (
-                values[r, i[2]] * w[2] + values[r, i[3]] * w[3]
-            )
+        for c in range(nx):
+            across[r, c] = (
+                values[r, ix[c, 0]] * wx[c, 0] + values[r, ix[c, 1]] * wx[c, 1]
+            ) + (values[r, ix[c, 2]] * wx[c, 2] + values[r, ix[c, 3]] * wx[c, 3])
     for r in range(iy.shape[0]):
-        j = iy[r]
-        w = wy[r]
-        for c in range(ix.shape[0]):
-            out[r, c] = (across[j[0], c] * w[0] + across[j[1], c] * w[1]) + (
-                across[j[2], c] * w[2] + across[j[3], c] * w[3]
+        j0, j1, j2, j3 = iy[r, 0], iy[r, 1], iy[r, 2], iy[r, 3]
+        w0, w1, w2, w3 = wy[r, 0], wy[r, 1], wy[r, 2], wy[r, 3]
+        for c in range(nx):
+            out[r, c] = (across[j0, c] * w0 + across[j1, c] * w1) + (
+                across[j2, c] * w2 + across[j3, c] * w3
             )
 
 
