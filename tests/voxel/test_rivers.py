@@ -41,7 +41,7 @@ def test_chunks_made_alone_equal_the_region(chunks):
     assert digest == FROZEN_RIVER_REGION
 
 
-FROZEN_RIVER_REGION = "b5f2502ee6f43efc8ec5af3d6ae9d5543055b5f8d7bfb0828c0556ca11b8caa5"
+FROZEN_RIVER_REGION = "cdd9a622f03a0b6a3a41b9594edaa146ad5e6750067a22f2f179bb7eaea5d7cb"
 
 
 def test_river_beds_hold_water_on_a_solid_bed(chunks):
