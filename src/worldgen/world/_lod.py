@@ -272,9 +272,9 @@ def _interpolate(values, ix, wx, iy, wy, out):
     across = np.empty((ny, nx))
     for r in range(ny):
         for c in range(nx):
-            across[r, c] = (
-                values[r, ix[c, 0]] * wx[c, 0] + values[r, ix[c, 1]] * wx[c, 1]
-            ) + (values[r, ix[c, 2]] * wx[c, 2] + values[r, ix[c, 3]] * wx[c, 3])
+            across[r, c] = (values[r, ix[c, 0]] * wx[c, 0] + values[r, ix[c, 1]] * wx[c, 1]) + (
+                values[r, ix[c, 2]] * wx[c, 2] + values[r, ix[c, 3]] * wx[c, 3]
+            )
     for r in range(iy.shape[0]):
         j0, j1, j2, j3 = iy[r, 0], iy[r, 1], iy[r, 2], iy[r, 3]
         w0, w1, w2, w3 = wy[r, 0], wy[r, 1], wy[r, 2], wy[r, 3]
