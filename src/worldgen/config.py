@@ -290,8 +290,13 @@ def config_dict(config: MapConfig) -> dict[str, Any]:
     >>> c = MapConfig()
     >>> map_config(config_dict(c)) == c
     True
+    >>> c = MapConfig(world=WorldConfig(seed=3))
+    >>> map_config(config_dict(c)) == c
+    True
     """
     data = _listed(dataclasses.asdict(config))
+    if data["world"] is None:  # the classic noise map: no [world] table
+        del data["world"]
     data["biomes"]["colours"] = {name: colour for name, colour in data["biomes"]["colours"]}
     return data
 

@@ -70,8 +70,8 @@ def test_damaged_truncated_or_deleted_chunks_are_made_again(tmp_path):
     """A finished store whose chunks were overwritten, cut short or removed:
     the same command makes those blocks again, and every output equals a
     clean build (never garbage with exit 0)."""
-    args = ["map", "--width", "256", "--height", "192", "--x", "-40", "--y", "16",
-            "--block", "64", "--export", "zarr", "--export", "cog", "--export", "tiles"]  # fmt: skip
+    args = ["map", "--preset", "classic", "--width", "256", "--height", "192", "--x", "-40",
+            "--y", "16", "--block", "64", "--export", "zarr", "--export", "cog", "--export", "tiles"]  # fmt: skip
     clean, hurt = tmp_path / "clean", tmp_path / "hurt"
     for out in (clean, hurt):
         result = runner.invoke(app, [*args, "--out", str(out)])

@@ -282,12 +282,11 @@ def build_store(
     -------
     pathlib.Path
     """
-    from worldgen.noise._validate import check_instance
+    from worldgen.noise._validate import check_choice, check_instance
     from worldgen.products import MapConfig, TerrainConfig
     from worldgen.world import Window
 
-    if kind not in ("map", "terrain"):
-        raise ValueError(f"kind must be 'map' or 'terrain', got {kind!r}")
+    kind = check_choice(kind, "kind", ("map", "terrain"))
     check_instance(config, "config", MapConfig)
     if kind == "terrain":
         terrain_config = TerrainConfig() if terrain_config is None else terrain_config
