@@ -4,10 +4,11 @@ import functools
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from worldgen.terrain import _rivers
 from worldgen.terrain._rivers import (
     D8_OFFSETS,
     RiverResult,
@@ -526,3 +527,24 @@ def test_draw_rivers_bad_input():
         draw_rivers(rgb, result, colour=(0, 0, 300))
     with pytest.raises(ValueError, match=r"lake_colour must be three integers"):
         draw_rivers(rgb, result, lake_colour="blue")
+
+
+@settings(max_examples=200)
+@given(heights=st.one_of(SMALL_MAPS, RANDOM_MAPS), data=st.data())
+def test_flat_fill_is_the_classic_flood_byte_for_byte(heights, data):
+    # The flat fill's own kernel (pits from a queue, slopes climbed, fewer
+    # cells through the heap) against the priority flood that also serves
+    # epsilon > 0: the same bytes, with and without outlets.
+    outlets = data.draw(st.one_of(st.none(), hnp.arrays(np.bool_, heights.shape)))
+    sinks = np.zeros((0, 0), bool) if outlets is None else outlets
+    fast = _rivers._flat_fill_kernel(heights, D8_OFFSETS, sinks)
+    classic = _rivers._priority_flood_kernel(heights, 0.0, D8_OFFSETS, sinks)
+    assert fast.tobytes() == classic.tobytes()
+
+
+def test_a_fill_of_both_zeros_keeps_the_classic_bytes():
+    # 0.0 and -0.0 are equal heights with other bytes: which one a flat fill
+    # copies depends on the flood's order, so such maps keep the classic one.
+    heights = np.array([[1.0, 1.0, 1.0, 1.0], [1.0, -0.0, 0.0, 1.0], [1.0, 0.0, -0.0, 0.5]])
+    classic = _rivers._priority_flood_kernel(heights, 0.0, D8_OFFSETS, np.zeros((0, 0), bool))
+    assert fill_depressions(heights).tobytes() == classic.tobytes()

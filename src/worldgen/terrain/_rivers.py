@@ -276,6 +276,170 @@ def _priority_flood_kernel(heights, epsilon, offsets, outlets):
     return out
 
 
+@kernel
+def _pair_push(heap, size, key, item):
+    # Binary min-heap of (key, item) pairs side by side in one float64 array
+    # (items are cell indices below 2**53, exact); ties leave in any order.
+    if 2 * size + 2 > heap.size:
+        bigger = np.empty(2 * heap.size, np.float64)
+        bigger[: 2 * size] = heap[: 2 * size]
+        heap = bigger
+    i = size
+    while i > 0:
+        parent = (i - 1) >> 1
+        if heap[2 * parent] <= key:
+            break
+        heap[2 * i] = heap[2 * parent]
+        heap[2 * i + 1] = heap[2 * parent + 1]
+        i = parent
+    heap[2 * i] = key
+    heap[2 * i + 1] = item
+    return heap, size + 1
+
+
+@kernel
+def _pair_pop(heap, size):
+    # Remove the root (read it first); returns the new size. The hole goes
+    # down to a leaf by the smaller child, then the last pair climbs from
+    # there (one comparison a level on the way down).
+    size -= 1
+    key = heap[2 * size]
+    item = heap[2 * size + 1]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap[2 * child + 2] < heap[2 * child]:
+            child += 1
+        heap[2 * i] = heap[2 * child]
+        heap[2 * i + 1] = heap[2 * child + 1]
+        i = child
+    while i > 0:
+        parent = (i - 1) >> 1
+        if heap[2 * parent] <= key:
+            break
+        heap[2 * i] = heap[2 * parent]
+        heap[2 * i + 1] = heap[2 * parent + 1]
+        i = parent
+    if size > 0:
+        heap[2 * i] = key
+        heap[2 * i + 1] = item
+    return size
+
+
+@kernel
+def _flat_fill_kernel(heights, offsets, outlets):
+    # The flat fill (epsilon 0) of _priority_flood_kernel, faster: its values
+    # are unique (each cell's lowest path to an exit), so the order in which
+    # equal heights leave the heap does not matter. On a copy padded by one
+    # closed cell of height +inf all round; cells are indices into it.
+    height, width = heights.shape
+    stride = width + 2
+    level = np.full((height + 2) * stride, np.inf)
+    closed = np.ones((height + 2) * stride, np.bool_)
+    for y in range(height):
+        row = (y + 1) * stride + 1
+        for x in range(width):
+            level[row + x] = heights[y, x]
+            closed[row + x] = False
+    step = np.empty(8, np.int64)
+    for k in range(8):
+        step[k] = offsets[k, 0] * stride + offsets[k, 1]
+    heap = np.empty(2 * (2 * (height + width) + 1024), np.float64)
+    size = 0
+    for y in range(height):
+        across = 1 if y == 0 or y == height - 1 else max(width - 1, 1)
+        for x in range(0, width, across):
+            c = (y + 1) * stride + x + 1
+            if not closed[c]:
+                closed[c] = True
+                heap, size = _pair_push(heap, size, level[c], c)
+    if outlets.shape[0] > 0:
+        for y in range(height):
+            for x in range(width):
+                c = (y + 1) * stride + x + 1
+                if outlets[y, x] and not closed[c]:
+                    closed[c] = True
+                    heap, size = _pair_push(heap, size, level[c], c)
+    queue = np.empty(height * width, np.int64)
+    while size > 0:
+        c = np.int64(heap[1])
+        size = _pair_pop(heap, size)
+        floor = level[c]
+        # One queue from c: cells at the flood level reach every neighbour
+        # not yet reached, raising those below it (the pit); cells above it
+        # keep their heights and reach their neighbours at least as high
+        # (climbing, as in Zhou, Sun and Fu 2016). A climbed cell with a
+        # lower neighbour not yet reached waits in the heap at its height,
+        # unless that neighbour borders a lower reached cell: that one is
+        # still queued or in the heap (a cell done leaves only neighbours
+        # lower than itself unreached) and will reach it.
+        queue[0] = c
+        head = 0
+        tail = 1
+        waiting = 0  # cells to put in the heap, kept in the queue's used part
+        while head < tail:
+            m = queue[head]
+            head += 1
+            lm = level[m]
+            wait = False
+            for j in range(8):
+                q = m + step[j]
+                if closed[q]:
+                    continue
+                lq = level[q]
+                if lm == floor:
+                    closed[q] = True
+                    if lq <= floor:
+                        level[q] = floor
+                    queue[tail] = q
+                    tail += 1
+                elif lq >= lm:
+                    closed[q] = True
+                    queue[tail] = q
+                    tail += 1
+                elif not wait:
+                    wait = True
+                    for i in range(8):
+                        r = q + step[i]
+                        if closed[r] and level[r] < lq:
+                            wait = False
+                            break
+            if wait:
+                queue[waiting] = m
+                waiting += 1
+        # Outside the loop above: a heap that may grow (a new array) there
+        # would keep the compiler from holding the arrays in registers.
+        for i in range(waiting):
+            m = queue[i]
+            heap, size = _pair_push(heap, size, level[m], m)
+    out = np.empty((height, width), np.float64)
+    for y in range(height):
+        row = (y + 1) * stride + 1
+        for x in range(width):
+            out[y, x] = level[row + x]
+    return out
+
+
+def _fill(heights: np.ndarray, epsilon: float, outlets: np.ndarray) -> np.ndarray:
+    """The priority flood of :func:`fill_depressions` on checked arrays."""
+    if epsilon == 0.0 and not _mixed_zeros(heights):
+        return _flat_fill_kernel(heights, D8_OFFSETS, outlets)
+    return _priority_flood_kernel(heights, epsilon, D8_OFFSETS, outlets)
+
+
+def _mixed_zeros(heights: np.ndarray) -> bool:
+    """Whether ``heights`` holds both 0.0 and -0.0: the one case where equal
+    heights differ in their bytes, so that which one a flat fill copies
+    depends on the order of the flood (the classic kernel's is kept)."""
+    zeros = heights == 0.0
+    if not zeros.any():
+        return False
+    signs = np.signbit(heights[zeros])
+    return bool(signs.any()) and not bool(signs.all())
+
+
 @parallel_kernel
 def _d8_kernel(filled, offsets, distances):
     height, width = filled.shape
@@ -564,7 +728,7 @@ def fill_depressions(
     """
     heights = np.ascontiguousarray(height_field(heights))
     epsilon = _check_epsilon(epsilon)
-    filled = _priority_flood_kernel(heights, epsilon, D8_OFFSETS, _check_outlets(outlets, heights))
+    filled = _fill(heights, epsilon, _check_outlets(outlets, heights))
     if not np.isfinite(filled).all():
         raise ValueError(
             f"epsilon={epsilon!r} overflows: filled heights must stay finite; lower epsilon"
@@ -773,13 +937,13 @@ def rivers(
     limit = _check_threshold(threshold, heights.size)
     epsilon = _check_epsilon(epsilon)
     sinks = _check_outlets(outlets, heights)
-    filled = _priority_flood_kernel(heights, epsilon, D8_OFFSETS, sinks)
+    filled = _fill(heights, epsilon, sinks)
     directions = _directions(filled)
     if sinks.size:
         directions[sinks] = -1
     accumulation, _, _ = _accumulation_kernel(directions, D8_OFFSETS, np.ones(directions.shape))
     river = accumulation >= limit
-    flat = filled if epsilon == 0.0 else _priority_flood_kernel(heights, 0.0, D8_OFFSETS, sinks)
+    flat = filled if epsilon == 0.0 else _fill(heights, 0.0, sinks)
     lakes = flat > heights
     if sinks.size:
         river &= ~sinks

@@ -21,17 +21,17 @@ import numbers
 from collections.abc import Callable
 
 import numpy as np
-from numba import types
-from numba.typed import Dict
 
 from worldgen._jit import kernel
 from worldgen.terrain._rivers import (
     D8_OFFSETS,
     _accumulation_kernel,
+    _fill,
     _heap_pop,
     _heap_push,
     _heap_room,
-    _priority_flood_kernel,
+    _pair_pop,
+    _pair_push,
 )
 
 _NO_OUTLETS = np.zeros((0, 0), np.bool_)
@@ -84,59 +84,128 @@ def _run(map_: Callable | None, function, arguments: list) -> list:
 
 
 @kernel
-def _labelled_flood(heights, labels, offsets):
+def _slot(key, bits):
+    # Fibonacci hashing: the top ``bits`` bits of key times 2**64 / golden ratio.
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits))
+
+
+@kernel
+def _keep_lowest(table, weights, bits, key, weight):
+    # Open addressing (keys >= 0, -1 empty): the lowest weight per key.
+    # Returns 1 for a new key, else 0.
+    mask = table.size - 1
+    i = _slot(key, bits)
+    while True:
+        k = table[i]
+        if k == key:
+            if weight < weights[i]:
+                weights[i] = weight
+            return 0
+        if k < 0:
+            table[i] = key
+            weights[i] = weight
+            return 1
+        i = (i + 1) & mask
+
+
+@kernel
+def _labelled_flood(heights, labels, offsets, bits):
     # Priority flood from the perimeter cells, each with its own label
     # (labels[y, x] >= 0 there, -1 elsewhere): every cell gets the label of
     # the seed whose flood reached it, and where two floods meet, the pair
     # gets an edge weighted by the higher of the two levels (the lowest
-    # such weight per pair is kept). Returns the edges (a, b, weight).
+    # such weight per pair is kept, in a table of 2**bits slots). Returns
+    # the edges (a, b, weight), or None if more than half the table would
+    # be used (call again with more bits). The flood is the one of
+    # _flat_fill_kernel (pits filled from a queue, slopes climbed), which
+    # gives every cell the same level as a strict priority flood (the
+    # lowest highest height of a path from a seed), so the edges make the
+    # same spill levels.
     height, width = heights.shape
-    level = heights.copy()
-    label = labels.copy()
-    heap = np.empty((2 * (height + width) + 16, 3), np.float64)
-    size = 0
-    stamp = 0
+    stride = width + 2
+    total = (height + 2) * stride
+    level = np.full(total, np.inf)
+    label = np.full(total, -2, np.int32)  # -2: outside the tile, -1: not reached
     for y in range(height):
+        row = (y + 1) * stride + 1
         for x in range(width):
-            if label[y, x] >= 0:
-                heap = _heap_room(heap, size)
-                size = _heap_push(heap, size, level[y, x], stamp, y * width + x)
-                stamp += 1
-    seeds = np.int64(labels.max() + 1)
-    best = Dict.empty(key_type=types.int64, value_type=types.float64)
+            level[row + x] = heights[y, x]
+            label[row + x] = np.int32(labels[y, x])
+    step = np.empty(8, np.int64)
+    for k in range(8):
+        step[k] = offsets[k, 0] * stride + offsets[k, 1]
+    heap = np.empty(2 * (2 * (height + width) + 1024), np.float64)
+    size = 0
+    for y in range(height):
+        row = (y + 1) * stride + 1
+        for x in range(width):
+            if labels[y, x] >= 0:
+                heap, size = _pair_push(heap, size, level[row + x], row + x)
+    table = np.full(1 << bits, -1, np.int64)
+    weights = np.empty(1 << bits, np.float64)
+    count = 0
+    queue = np.empty(height * width, np.int64)
     while size > 0:
-        c = np.int64(heap[0, 2])
-        size = _heap_pop(heap, size)
-        y = c // width
-        x = c - y * width
-        for k in range(8):
-            yy = y + offsets[k, 0]
-            xx = x + offsets[k, 1]
-            if yy < 0 or yy >= height or xx < 0 or xx >= width:
-                continue
-            if label[yy, xx] < 0:
-                label[yy, xx] = label[y, x]
-                level[yy, xx] = max(heights[yy, xx], level[y, x])
-                heap = _heap_room(heap, size)
-                size = _heap_push(heap, size, level[yy, xx], stamp, yy * width + xx)
-                stamp += 1
-            elif label[yy, xx] != label[y, x]:
-                a = min(label[yy, xx], label[y, x])
-                b = max(label[yy, xx], label[y, x])
-                key = a * seeds + b
-                weight = max(level[yy, xx], level[y, x])
-                if key not in best or weight < best[key]:
-                    best[key] = weight
-    count = len(best)
+        c = np.int64(heap[1])
+        size = _pair_pop(heap, size)
+        floor = level[c]
+        queue[0] = c
+        head = 0
+        tail = 1
+        waiting = 0
+        while head < tail:
+            m = queue[head]
+            head += 1
+            lm = level[m]
+            own = label[m]
+            wait = False
+            for j in range(8):
+                q = m + step[j]
+                other = label[q]
+                if other >= 0:
+                    if other != own:
+                        lo, hi = (own, other) if own < other else (other, own)
+                        key = np.int64(lo) * 4294967296 + np.int64(hi)
+                        count += _keep_lowest(table, weights, bits, key, max(lm, level[q]))
+                    continue
+                if other == -2:
+                    continue
+                lq = level[q]
+                if lm == floor:
+                    label[q] = own
+                    if lq <= floor:
+                        level[q] = floor
+                    queue[tail] = q
+                    tail += 1
+                elif lq >= lm:
+                    label[q] = own
+                    queue[tail] = q
+                    tail += 1
+                elif not wait:
+                    wait = True
+                    for i in range(8):
+                        r = q + step[i]
+                        if label[r] >= 0 and level[r] < lq:
+                            wait = False
+                            break
+            if wait:
+                queue[waiting] = m
+                waiting += 1
+        if 2 * count > table.size:
+            return None
+        for i in range(waiting):
+            m = queue[i]
+            heap, size = _pair_push(heap, size, level[m], m)
     out_a = np.empty(count, np.int64)
     out_b = np.empty(count, np.int64)
     out_w = np.empty(count, np.float64)
-    i = 0
-    for key, weight in best.items():
-        out_a[i] = key // seeds
-        out_b[i] = key % seeds
-        out_w[i] = weight
-        i += 1
+    n = 0
+    for i in range(table.size):
+        if table[i] >= 0:
+            out_a[n] = table[i] >> 32
+            out_b[n] = table[i] & 4294967295
+            out_w[n] = weights[i]
+            n += 1
     return out_a, out_b, out_w
 
 
@@ -157,7 +226,13 @@ def _fill_survey(arguments) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     ring = _perimeter(*heights.shape)
     labels = np.full(heights.shape, -1, np.int64)
     labels[ring[:, 0], ring[:, 1]] = np.arange(len(ring))
-    a, b, w = _labelled_flood(heights, labels, D8_OFFSETS)
+    # Room for 8 edges a perimeter cell (about 2 are found); more if needed.
+    bits = max(10, int(len(ring) * 16).bit_length())
+    found = None
+    while found is None:
+        found = _labelled_flood(heights, labels, D8_OFFSETS, bits)
+        bits += 2
+    a, b, w = found
     return heights[ring[:, 0], ring[:, 1]], a, b, w
 
 
@@ -168,7 +243,7 @@ def _fill_finish(arguments) -> None:
     ring = _perimeter(*heights.shape)
     heights[ring[:, 0], ring[:, 1]] = levels
     y0, y1, x0, x1 = box
-    out[y0:y1, x0:x1] = _priority_flood_kernel(heights, 0.0, D8_OFFSETS, _NO_OUTLETS)
+    out[y0:y1, x0:x1] = _fill(heights, 0.0, _NO_OUTLETS)
 
 
 @kernel
