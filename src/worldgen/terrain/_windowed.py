@@ -240,6 +240,10 @@ def _inside(part: Window, whole: Window) -> bool:
     return overlap(part, whole) == part
 
 
+def _area(window: Window) -> int:
+    return window.width * window.height
+
+
 # -------------------------------------------------------------------- world
 
 
@@ -395,8 +399,8 @@ class World:
         """``fetch_row`` for :func:`_blend`: the row's tiles, from the cache
         or eroded, those missing on a pool of ``numba.get_num_threads()``
         threads (each tile alone, so the count changes nothing but speed).
-        Tiles are cached only when shared and few enough to stay."""
-        keep = self.shared and len(tiles) <= _TILES.size // 2
+        Tiles are cached when shared."""
+        keep = self.shared
         pool = None
         stop = threading.Event()
 
@@ -438,13 +442,31 @@ class World:
         return fetch_row, close
 
     def span(self, window: Window) -> Window:
-        """The window to carve for ``window`` and its rivers: grown to the
-        river regions it meets (their water needs their whole carved
-        heights), so that one carving serves both."""
-        if self.config.rivers:
-            for _, grown in self._regions(window):
-                window = _union(window, grown)
-        return window
+        """The window to carve for ``window`` and its rivers (whose water
+        needs their regions' whole carved heights): a region that holds the
+        window, or the window grown to the regions it meets when that is
+        less work than carving them apart, else the window itself. Carved
+        windows already kept count as done."""
+        if not self.config.rivers or self._kept(window) is not None:
+            return window
+        grown = [g for _, g in self._regions(window)]
+        for region in grown:
+            if _inside(window, region):
+                return region
+        todo = [g for g in grown if not _inside(g, window) and self._kept(g) is None]
+        union = window
+        for region in todo:
+            union = _union(union, region)
+        apart = _area(window) + sum(_area(region) for region in todo)
+        return union if _area(union) <= apart else window
+
+    def _kept(self, window: Window):
+        """A kept carving ``(span, arrays)`` whose span holds ``window``, or None."""
+        if self.shared:
+            found = _CARVED.find(lambda key: key[0] == self.key and _inside(window, key[1]))
+            return None if found is None else (found[0][1], found[1])
+        mine = self._own.get("carved", {})
+        return next(((k, v) for k, v in mine.items() if _inside(window, k)), None)
 
     def prepare(self, window: Window, progress: Callable[..., None] | None = None) -> np.ndarray:
         """Carve :meth:`span` of ``window`` and keep it, so that
@@ -466,13 +488,7 @@ class World:
     ) -> tuple[np.ndarray, ErosionResult | None]:
         """Final heights in [0, 1] and the erosion maps of ``window``
         (``copy=False``: views of the kept carving, read only)."""
-        if self.shared:
-            found = _CARVED.find(lambda key: key[0] == self.key and _inside(window, key[1]))
-        else:
-            found = next(
-                ((k, v) for k, v in self._own.get("carved", {}).items() if _inside(window, k)),
-                None,
-            )
+        found = self._kept(window)
         if found is None:
             carved = self._carve(window, progress)
             if self.shared:
@@ -481,11 +497,10 @@ class World:
                         array.setflags(write=False)
                 _CARVED.put((self.key, window), carved)
             else:
-                self._own["carved"] = {window: carved}
+                self._own.setdefault("carved", {})[window] = carved
             span = window
         else:
             span, carved = found
-            span = span[1] if self.shared else span
         inner = crop_index(window, span)
         heights, eroded, deposited = (None if a is None else a[inner] for a in carved)
         if copy:
