@@ -51,7 +51,10 @@ def level_agreement(config, level: int) -> float:
 
 
 def _clear() -> None:
-    _lod._band_plan.cache_clear()
+    """Forget what a tile left behind for its neighbours: the coarse
+    lattices' weights by position. What depends on the level alone (which
+    octaves a level keeps, the tabulated elevation profile) stays, as it does
+    in a running server after its first tile of each zoom."""
     _lod._coarse_axis.cache_clear()
 
 

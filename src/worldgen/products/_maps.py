@@ -30,6 +30,7 @@ import dataclasses
 
 import numpy as np
 
+from worldgen._jit import kernel
 from worldgen.noise._seed import derive_seed
 from worldgen.noise._validate import check_instance, check_positive, check_real
 from worldgen.products._classify import (
@@ -54,6 +55,16 @@ quarter of the default 512 x 512 map's side, as its pictures always had."""
 
 # Tags for the climate fields' derived seeds.
 _MOISTURE, _TEMPERATURE = 0x4D4F4953, 0x54454D50
+
+
+@kernel
+def _unit_from_metres(e, sea, relief, depth, out):
+    for k in range(e.size):
+        if e[k] >= 0.0:
+            v = sea + (1.0 - sea) * e[k] / relief
+        else:
+            v = sea * (1.0 + e[k] / depth)
+        out[k] = min(max(v, 0.0), 1.0)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -176,15 +187,12 @@ class MapConfig:
     def unit_from_metres(self, metres: np.ndarray) -> np.ndarray:
         """A world's metres as unit heights: 0 m at the sea level, the
         world's ``relief`` at 1 and its ocean depth at 0 (clipped)."""
-        sea, world = self.sea_level, self.world
         e = np.asarray(metres, dtype=np.float64)
-        return np.clip(
-            np.where(
-                e >= 0.0, sea + (1.0 - sea) * e / world.relief, sea * (1.0 + e / world.ocean_depth)
-            ),
-            0.0,
-            1.0,
+        out = np.empty(e.shape)
+        _unit_from_metres(
+            e.ravel(), self.sea_level, self.world.relief, self.world.ocean_depth, out.reshape(-1)
         )
+        return out
 
     def metres_from_unit(self, heights: np.ndarray) -> np.ndarray:
         """Unit heights as metres above sea level (below it negative): the

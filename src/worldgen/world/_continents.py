@@ -159,18 +159,22 @@ def _merges(seed, cols, rows):
 
 @kernel
 def _potential(
-    x, y, coast, squares, square, blocks, block, merged, K, margin, ramp, out
+    x, y, coast, squares, sq, blocks, bl, merged, K, margin, ramp, out
 ):  # fmt: skip
-    # x, y: warped positions in squares; square, block: each sample's row
-    # in the tables of squares, blocks and merge flags.
+    # x, y: warped positions in squares. sq, bl: (first column, first row,
+    # columns) of the tables of squares and of blocks (and merge flags),
+    # or columns 0 for tables with one row per sample.
     for k in range(x.size):
-        if merged[block[k]]:
-            t = blocks[block[k]]
+        i = int(np.floor(x[k]))
+        j = int(np.floor(y[k]))
+        b = k if bl[2] == 0 else ((j >> 1) - bl[1]) * bl[2] + ((i >> 1) - bl[0])
+        if merged[b]:
+            t = blocks[b]
             lx = 0.5 * x[k] - np.floor(0.5 * x[k])
             ly = 0.5 * y[k] - np.floor(0.5 * y[k])
             m = 0.5 * margin
         else:
-            t = squares[square[k]]
+            t = squares[k if sq[2] == 0 else (j - sq[1]) * sq[2] + (i - sq[0])]
             lx = x[k] - np.floor(x[k])
             ly = y[k] - np.floor(y[k])
             m = margin
@@ -188,37 +192,47 @@ def _potential(
 
 
 @kernel
-def _locate(xs, ys, wx, wy, size, x, y, i, j, bi, bj):
-    # Warped positions in squares, their squares and their blocks.
+def _locate(xs, ys, wx, wy, size, x, y):
+    # Warped positions in squares; the bounding box of their squares.
+    lo_i = lo_j = 2**62
+    hi_i = hi_j = -(2**62)
     for k in range(xs.size):
         x[k] = xs[k] / size + wx[k]
         y[k] = ys[k] / size + wy[k]
-        i[k] = int(np.floor(x[k]))
-        j[k] = int(np.floor(y[k]))
-        bi[k] = i[k] >> 1
-        bj[k] = j[k] >> 1
+        i = int(np.floor(x[k]))
+        j = int(np.floor(y[k]))
+        lo_i, hi_i = min(lo_i, i), max(hi_i, i)
+        lo_j, hi_j = min(lo_j, j), max(hi_j, j)
+    return lo_i, lo_j, hi_i, hi_j
 
 
 @kernel
-def _index(i, j, i0, j0, cols, out):
-    for k in range(i.size):
-        out[k] = (j[k] - j0) * cols + (i[k] - i0)
+def _cells(x, y, shift):
+    # Each sample's lattice cell (squares: shift 0, blocks: shift 1).
+    i = np.empty(x.size, dtype=np.int64)
+    j = np.empty(x.size, dtype=np.int64)
+    for k in range(x.size):
+        i[k] = int(np.floor(x[k])) >> shift
+        j[k] = int(np.floor(y[k])) >> shift
+    return i, j
 
 
-def _rows_of(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The lattice cells to tabulate for samples in cells ``(i, j)`` and each
-    sample's row: every cell of their bounding box when that is no bigger
-    than the samples (a window at a fine level), else one row per sample
-    (a coarse window, each sample in a cell of its own)."""
-    i0, j0 = int(i.min()), int(j.min())
-    cols, rows = int(i.max()) - i0 + 1, int(j.max()) - j0 + 1
-    if cols * rows <= i.size:
+def _table_rows(x, y, box, shift: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The lattice cells (squares, or blocks with ``shift`` 1) to tabulate
+    for samples at warped positions ``x, y`` whose squares lie in ``box``,
+    and how to find each sample's row: every cell of the bounding box when
+    that is no bigger than the samples (a window at a fine level), else one
+    row per sample (a coarse window, each sample in a cell of its own).
+    Returns the cells' columns and rows and ``(first column, first row,
+    columns)``, columns 0 for one row per sample."""
+    i0, j0, i1, j1 = (v >> shift for v in box)
+    cols, rows = i1 - i0 + 1, j1 - j0 + 1
+    if cols * rows <= x.size:
         ci = np.tile(np.arange(i0, i0 + cols, dtype=np.int64), rows)
         cj = np.repeat(np.arange(j0, j0 + rows, dtype=np.int64), cols)
-        index = np.empty(i.size, dtype=np.int64)
-        _index(i, j, i0, j0, cols, index)
-        return ci, cj, index
-    return i, j, np.arange(i.size, dtype=np.int64)
+        return ci, cj, np.array([i0, j0, cols], dtype=np.int64)
+    ci, cj = _cells(x, y, shift)
+    return ci, cj, np.zeros(3, dtype=np.int64)
 
 
 def continentalness(
@@ -240,15 +254,14 @@ def continentalness(
         bias = mean_bias(config.land_fraction, config.roughness)
     # Regions, dome and border are all taken at the warped position.
     x, y = np.empty(xs.size), np.empty(xs.size)
-    i, j, bi, bj = (np.empty(xs.size, dtype=np.int64) for _ in range(4))
-    _locate(xs, ys, warp[0], warp[1], float(size), x, y, i, j, bi, bj)
-    ci, cj, square = _rows_of(i, j)
-    bi, bj, block = _rows_of(bi, bj)
+    box = _locate(xs, ys, warp[0], warp[1], float(size), x, y)
+    ci, cj, sq = _table_rows(x, y, box, 0)
+    bi, bj, bl = _table_rows(x, y, box, 1)
     squares = region_table(config, ci, cj, 1, bias)
     blocks = region_table(config, bi, bj, 2, bias)
     merged = _merges(np.uint64(derive_seed(config.seed, _MERGE)), bi, bj)
     _potential(
-        x, y, coast, squares, square, blocks, block, merged, envelope_height(config),
+        x, y, coast, squares, sq, blocks, bl, merged, envelope_height(config),
         config.margin / size, RAMP, out,
     )  # fmt: skip
     return out

@@ -169,25 +169,48 @@ def _read(table, c):
 
 
 @kernel
+def _rise(land, uplift, ridge, hills, hilly, mountains, hill_amp):
+    # What ranges and hills add on land.
+    t = min(max((hilly + 0.25) / 0.6, 0.0), 1.0)
+    t = t * t * (3.0 - 2.0 * t)
+    rise = mountains * uplift * (0.25 + 0.75 * ridge)
+    rise += hill_amp * (0.3 + 0.7 * t) * (0.5 + 0.5 * hills)
+    return land * rise
+
+
+@kernel
 def _combine(
     c, uplift, ridge, hills, hilly, base, knots, changes, sigma, table, tab_e, tab_l,
     mountains, hill_amp, out,
 ):  # fmt: skip
-    tabled = tab_e.size > 0
-    for k in range(c.size):
-        if tabled:
+    # One loop per case (tables, full detail, in between), so that each
+    # runs without the others' branches: the same values as one loop.
+    if tab_e.size > 0:
+        for k in range(c.size):
             e = _read(tab_e, c[k])
             land = _read(tab_l, c[k])
-        else:
+            if land > 0.0:
+                e += _rise(land, uplift[k], ridge[k], hills[k], hilly[k], mountains, hill_amp)
+            out[k] = e
+    elif sigma == 0.0:
+        for k in range(c.size):
+            e = base
+            for q in range(knots.size):
+                x = c[k] - knots[q]
+                if x >= 0.0:
+                    e += changes[q] * x
+            land = min(max(c[k] / LAND_RAMP, 0.0), 1.0)
+            land = land * land * (3.0 - 2.0 * land)
+            if land > 0.0:
+                e += _rise(land, uplift[k], ridge[k], hills[k], hilly[k], mountains, hill_amp)
+            out[k] = e
+    else:
+        for k in range(c.size):
             e = _profile(c[k], base, knots, changes, sigma, table)
             land = _land(c[k], sigma, table)
-        if land > 0.0:
-            t = min(max((hilly[k] + 0.25) / 0.6, 0.0), 1.0)
-            t = t * t * (3.0 - 2.0 * t)
-            rise = mountains * uplift[k] * (0.25 + 0.75 * ridge[k])
-            rise += hill_amp * (0.3 + 0.7 * t) * (0.5 + 0.5 * hills[k])
-            e += land * rise
-        out[k] = e
+            if land > 0.0:
+                e += _rise(land, uplift[k], ridge[k], hills[k], hilly[k], mountains, hill_amp)
+            out[k] = e
 
 
 @dataclasses.dataclass
@@ -197,7 +220,13 @@ class Relief:
     elevation: np.ndarray  # metres above sea level
     continentalness: np.ndarray  # c: land where >= 0
     uplift: np.ndarray  # mountain belts, 0..1
-    mountains: np.ndarray  # metres the ranges add (before the land factor)
+    ridge: np.ndarray  # the ridged noise (its mean where no belt needs it)
+    height: float  # metres of the highest ranges (M)
+
+    @property
+    def mountains(self) -> np.ndarray:
+        """Metres the ranges add (before the land factor)."""
+        return self.height * self.uplift * (0.25 + 0.75 * self.ridge)
 
 
 def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relief:
@@ -230,7 +259,7 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relie
         c, uplift, ridge, hills, hilly, float(metres[0]), knots, changes, sigma, _RAMP, tab_e,
         tab_l, mountains, HILLS * config.relief, out,
     )  # fmt: skip
-    return Relief(out, c, uplift, mountains * uplift * (0.25 + 0.75 * ridge))
+    return Relief(out, c, uplift, ridge, mountains)
 
 
 def _bounding(where: np.ndarray | None, shape: tuple[int, int]) -> tuple[slice, slice] | None:

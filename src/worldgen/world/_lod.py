@@ -117,11 +117,11 @@ class Octaves:
         return Fractal(base, self.octaves, self.persistence, self.lacunarity, self.mode)
 
     def wavelengths(self) -> np.ndarray:
-        return self.wavelength / self.lacunarity ** np.arange(self.octaves)
+        return _wavelengths(self)
 
     def weights(self, spacing: float) -> np.ndarray:
         """Each octave's weight at this sample spacing (cells)."""
-        return np.array([fade(w, spacing) for w in self.wavelengths().tolist()])
+        return _weights(self, float(spacing))
 
     def mean(self, spacing: float) -> float:
         """The value the octaves stand for where they are not evaluated:
@@ -131,9 +131,7 @@ class Octaves:
     def dropped_std(self, spacing: float) -> float:
         """Standard deviation of what the dropped (and faded) octaves would
         add, for fBm: the detail a sample at this spacing leaves out."""
-        amps = self.persistence ** np.arange(self.octaves)
-        lost = (1.0 - self.weights(spacing)) * amps / amps.sum()
-        return float(np.sqrt((lost**2).sum()) * _octave_std())
+        return _dropped_std(self, float(spacing))
 
     def _plan(self, seed: int, spacing: float, part: int = ALL) -> tuple[Plan | None, float, float]:
         return _band_plan(self, seed, float(spacing), part)
@@ -188,6 +186,28 @@ class Octaves:
             points2(*plan, x * scale, y * scale, kept)
             out += kept * factor if factor != 1.0 else kept
         return out.reshape(shape)
+
+
+# The octaves' per-level constants, computed once (read-only arrays).
+@functools.lru_cache(maxsize=512)
+def _wavelengths(octaves: Octaves) -> np.ndarray:
+    out = octaves.wavelength / octaves.lacunarity ** np.arange(octaves.octaves)
+    out.flags.writeable = False
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _weights(octaves: Octaves, spacing: float) -> np.ndarray:
+    out = np.array([fade(w, spacing) for w in _wavelengths(octaves).tolist()])
+    out.flags.writeable = False
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _dropped_std(octaves: Octaves, spacing: float) -> float:
+    amps = octaves.persistence ** np.arange(octaves.octaves)
+    lost = (1.0 - _weights(octaves, spacing)) * amps / amps.sum()
+    return float(np.sqrt((lost**2).sum()) * _octave_std())
 
 
 @functools.lru_cache(maxsize=512)

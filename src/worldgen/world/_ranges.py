@@ -137,7 +137,9 @@ def _uplift_at(config, xs, ys, spacing, wx, wy, along) -> np.ndarray:
     i1 = math.floor((float(xs.max()) + reach) / plate) + SEARCH
     j1 = math.floor((float(ys.max()) + reach) / plate) + SEARCH
     site_seed = np.uint64(derive_seed(seed, _SITES))
-    if (i1 - i0 + 1) * (j1 - j0 + 1) <= 4 * xs.size:
+    # A table of sites costs two hashes a site, hashing them at each point
+    # two for each of the (2 SEARCH + 1)^2 sites it looks at.
+    if (i1 - i0 + 1) * (j1 - j0 + 1) <= (2 * SEARCH + 1) ** 2 * xs.size:
         sites = _sites(site_seed, i0, j0, i1 - i0 + 1, j1 - j0 + 1)
     else:  # far more plates than points: each point hashes its own
         sites = np.empty((0, 0, 2))
