@@ -210,6 +210,40 @@ def test_set_writers_refuse_requests_too_big_for_memory_before_any_work(
     assert not any(tmp_path.iterdir())  # refused by the estimate: no set, no store begun
 
 
+def test_the_memory_estimate_is_of_the_window_asked_for(tmp_path, monkeypatch):
+    """A huge map's small window fits; a small map's huge window does not."""
+    from worldgen.config import map_config
+    from worldgen.io import write_map_set
+    from worldgen.world import Window
+
+    monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "256M")
+    huge = map_config({"terrain": {"width": 100_000, "height": 100_000, "normalize": "global"}})
+    small = map_config({"terrain": {"width": 64, "height": 64, "normalize": "global"}})
+    write_map_set(huge, tmp_path / "fits", window=Window(50_000, 50_000, 32, 24))
+    assert (tmp_path / "fits" / "height.png").exists()
+    with pytest.raises(_memory.MemoryLimitError, match="a 3000 x 3000 map set needs about"):
+        write_map_set(small, tmp_path / "no", window=Window(0, 0, 3000, 3000))
+    assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize("limit", ["8Gx", "8 G B", "G8", "-1G", "8E", "1e9", "eight"])
+def test_a_bad_memory_limit_is_named(tmp_path, monkeypatch, limit):
+    from worldgen.config import map_config
+    from worldgen.io import write_map_set
+
+    monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", limit)
+    with pytest.raises(ValueError, match="WORLDGEN_MEMORY_LIMIT must be a size such as 8G"):
+        write_map_set(map_config({"terrain": {"width": 8, "height": 8}}), tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize(("limit", "size"), [("8G", 8 * 2**30), ("512m", 2**29), ("1.5GiB", 3 * 2**29),
+                                             ("4096", 4096), ("2 TB", 2 * 2**40)])  # fmt: skip
+def test_memory_limits_people_write(monkeypatch, limit, size):
+    monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", limit)
+    assert _memory.available_memory() == size
+
+
 def test_ctrl_c_while_numba_compiles_is_one_line(monkeypatch, capsys):
     import worldgen.cli as cli
 

@@ -114,3 +114,20 @@ def test_pyramid_refuses_bad_input(tmp_path):
         write_tile_pyramid(tmp_path / "t", np.zeros((8, 8, 3), np.uint8), tile=100)
     with pytest.raises(TypeError, match="source must be an array-like"):
         write_tile_pyramid(tmp_path / "t", "rgb")
+
+
+def test_pyramid_bounds_follow_the_maps_axes(tmp_path):
+    """A map 4 times wider than tall fills the whole width of the deepest
+    zoom's square but only its top quarter: east is 180, south the latitude
+    a quarter of the way down."""
+    import json
+    import math
+
+    colour = np.zeros((64, 256, 3), np.uint8)
+    about = json.loads(write_tile_pyramid(tmp_path / "p", colour, tile=64).read_text())
+    assert about["maxzoom"] == 2
+    quarter = math.degrees(math.atan(math.sinh(math.pi * 0.5)))
+    assert about["bounds"] == pytest.approx([-180.0, quarter, 180.0, 85.0511287798066])
+    tall = json.loads(write_tile_pyramid(tmp_path / "q", colour.transpose(1, 0, 2).copy(),
+                                         tile=64).read_text())  # fmt: skip
+    assert tall["bounds"] == pytest.approx([-180.0, -85.0511287798066, -90.0, 85.0511287798066])

@@ -60,6 +60,11 @@ def test_tile_bytes_are_the_librarys_and_cached_forever(client, key):
         assert again.headers["etag"] == etag
         other = client.get(url, headers={"If-None-Match": '"0123"'})
         assert other.status_code == 200 and other.content == r.content
+        listed = client.get(url, headers={"If-None-Match": f'"0123", {etag} ,"4567"'})
+        assert listed.status_code == 304  # one of a list matches
+        assert client.get(url, headers={"If-None-Match": "*"}).status_code == 304
+        near = client.get(url, headers={"If-None-Match": etag[:-2] + '"'})
+        assert near.status_code == 200
 
 
 def test_page_worlds_get_their_own_keys_and_tiles(client, key):
@@ -134,6 +139,16 @@ BAD = [
     ("/worlds?scale=1e-9&preset=classic", 400, "cannot be sampled over the whole map"),
     ("/worlds?octaves=32&lacunarity=4&preset=classic", 400, "lacunarity=4.0 with octaves=32"),
     ("/w/{key}/chunks?x=1&z=1&radius=500", 400, "radius must be from 1 to 64"),
+    ("/w/{key}/chunks?x=1&z=1&radius=0", 400, "radius must be from 1 to 64"),
+    ("/w/{key}/chunks?x=1&z=1&radius=-3", 400, "radius must be from 1 to 64"),
+    ("/worlds?sea=0", 400, "sea must be a number between 0 and 1"),
+    ("/worlds?sea=-0.5", 400, "sea must be a number between 0 and 1"),
+    ("/worlds?seed=-99999999999999999999999", 400, "seed"),
+    ("/worlds?octaves=-5", 400, "octaves"),
+    ("/worlds?scale=-1e308", 400, "scale"),
+    ("/w/{key}/point?x=-99999999999&z=0", 400, "x must be within"),
+    ("/w/{key}/export?x=-99999999999999&z=0&width=5&height=5", 400, "x must be within"),
+    ("/w/{key}/export?x=0&z=0&width=-5&height=5", 400, "width must be"),
     ("/w/{key}/export?x=0&z=0&width=0&height=5", 400, "width must be"),
     ("/w/{key}/export?x=0&z=0&width=5", 400, "height must be an integer"),
     ("/no/such/page", 404, "Not Found"),
@@ -243,6 +258,15 @@ def test_same_tile_requested_at_once_is_made_once():
     assert [r.status_code for r in responses] == [200] * 5  # none refused: one computation
     assert len(calls) == 1
     app.state.explorer.pool.shutdown()
+
+
+def test_tile_cache_evicts_as_many_as_it_takes():
+    cache = TileCache(capacity=10)
+    for key in "abc":
+        cache.put(key, b"123")
+    cache.put("big", b"x" * 9)  # needs all three out
+    assert [cache.get(k) is None for k in "abc"] == [True, True, True]
+    assert cache.get("big") is not None and cache.size == 9 and len(cache) == 1
 
 
 def test_tile_cache_is_bounded_and_least_recently_used():

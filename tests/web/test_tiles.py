@@ -228,6 +228,46 @@ def test_world_key_changes_with_every_parameter_and_the_sea_moves():
     assert [b.top for b in high.bands] == sorted(b.top for b in high.bands)
 
 
+def test_world_key_is_the_same_in_every_process():
+    """The key is a hash of the config's values, not of objects: equal
+    configs made apart, here and in two other interpreters, share it."""
+    import dataclasses
+    import subprocess
+    import sys
+
+    params = {"seed": 12, "scale": 300.0, "octaves": 5, "sea": 0.45, "preset": "classic-islands"}
+    here = world_key(build_config({}, params))
+    rebuilt = build_config({}, params)
+    rebuilt = dataclasses.replace(rebuilt, terrain=dataclasses.replace(rebuilt.terrain))
+    assert world_key(rebuilt) == here
+    code = (
+        "from worldgen.web import build_config, world_key; "
+        f"print(world_key(build_config({{}}, {params!r})))"
+    )
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True, timeout=120)  # fmt: skip
+        assert done.stdout.strip() == here
+    assert world_key(build_config({}, {**params, "seed": 13})) != here
+
+
+def test_tile_window_of_a_map_wider_than_tall():
+    """A classic map's origin is its centre on each axis (x from the width,
+    y from the height), and a tile's window is placed from it."""
+    from worldgen.products import MapConfig
+    from worldgen.web import tile_window
+    from worldgen.world import NoiseMap
+
+    assert MapConfig(terrain=NoiseMap(width=600, height=400)).origin == (300, 200)
+    centre = 2 ** (NATIVE_ZOOM - 1)
+    assert tile_window(NATIVE_ZOOM, centre, centre, origin=(300, 200)) == Window(300, 200, 256, 256)
+    assert tile_window(NATIVE_ZOOM, centre, centre - 1, origin=(300, 200)) == Window(
+        300, 200 - 256, 256, 256
+    )
+    assert tile_window(NATIVE_ZOOM - 2, centre // 4, centre // 4, origin=(3, 500), halo=2,
+                       tiles=2) == Window(3 - 8, 500 - 8, 516, 516, 4)  # fmt: skip
+
+
 def test_file_data_sits_under_the_page_parameters():
     config = build_config({"mask": {"shape": "radial", "radius": 100.0}}, {"seed": 3})
     assert config.mask == Mask("radial", radius=100.0)
