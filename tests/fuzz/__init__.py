@@ -1,6 +1,7 @@
-"""The fuzz suite: bad and edge inputs to every public function and every
-command; each must give a clear error naming the parameter, or a finite
-result (see library.py and cli.py)."""
+"""The fuzz suite: bad and edge inputs to every public function, every
+command and the explorer's server (bad requests and bad clients); each must
+give a clear error naming the parameter, or a sound result, within a time
+budget (see library.py, cli.py and server.py)."""
 
 # Counts of the fuzz runs in this session, printed by conftest.py.
 COUNTS: dict[str, dict[str, int]] = {}

@@ -4,7 +4,12 @@ at a time, from a small valid run.
 An example is ``clear`` when the command exits non-zero with exactly one line
 on stderr, no traceback, a message that names the option, and no files left
 in the output directory; ``accepted`` when it exits 0 with a complete set
-(no temporary files left); ``other`` otherwise.
+(no temporary files left). The defects: ``unclear`` (several lines, a
+traceback, an unnamed option), ``garbage`` (files left behind by a failure,
+temporary files by a success) and ``unbounded`` (more than
+:data:`~tests.fuzz._runner.BUDGET` seconds of CPU). Then the command lines
+of :func:`listed` (found to surprise users) are run once each, and must
+each be a clear error.
 
 Run as a script (the tests run it in a subprocess, so that a crash of the
 interpreter is reported)::
@@ -19,11 +24,12 @@ import io
 import pathlib
 import re
 import tempfile
+import time
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.fuzz._runner import Tally, fuzz_settings, main
+from tests.fuzz._runner import BUDGET, Tally, Watchdog, fuzz_settings, main
 from worldgen import cli
 
 # Small valid runs; every other option keeps its default.
@@ -73,44 +79,93 @@ def outcome(command: str, option: str, value: str, out: pathlib.Path) -> tuple[s
     argv = [command, *BASE[command], option, value]
     if command != "config":
         argv += ["--out", str(out)]
+    return judge(argv, out, _names(option), value if option == "--config" else None)
+
+
+def judge(
+    argv: list[str], out: pathlib.Path, names: tuple[str, ...], path: str | None = None
+) -> tuple[str, str]:
+    """Run the command line ``argv``: ``(kind, detail)``; a failure is clear
+    if its one line names one of ``names`` (or ``path``)."""
     stdout, stderr = io.StringIO(), io.StringIO()
+    start = time.process_time()
     with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
         code = cli.run(argv)
+    spent = time.process_time() - start
+    if spent > BUDGET:
+        return "unbounded", f"exit {code} after {spent:.0f} s of CPU"
     err = stderr.getvalue()
     # Piped runs log each stage ("[  0.1s] noise"); the error is what follows.
     lines = [line for line in err.splitlines() if line.strip() and not STAGE.match(line)]
     files = sorted(p.name for p in out.rglob("*") if p.is_file()) if out.exists() else []
     if code == 0:
         leftovers = [f for f in files if f.endswith(".part") or f.startswith(".")]
-        return ("accepted", "") if not leftovers else ("other", f"left {leftovers}")
+        return ("accepted", "") if not leftovers else ("garbage", f"left {leftovers}")
     if "Traceback" in err or len(lines) != 1:
-        return "other", f"exit {code}, {len(lines)} lines: {err[:200]!r}"
-    if not any(name in lines[0] for name in _names(option)) and not (
-        option == "--config" and value in lines[0]
-    ):
-        return "other", f"exit {code}, does not name {option}: {lines[0][:200]}"
+        return "unclear", f"exit {code}, {len(lines)} lines: {err[:200]!r}"
+    if not any(name in lines[0] for name in names) and not (path and path in lines[0]):
+        return "unclear", f"exit {code}, does not name {names[0]}: {lines[0][:200]}"
     if files:
-        return "other", f"exit {code} but left files: {files[:5]}"
+        return "garbage", f"exit {code} but left files: {files[:5]}"
     return "clear", ""
+
+
+def listed(tmp: pathlib.Path) -> list[tuple[list[str], tuple[str, ...], str | None]]:
+    """Command lines that once surprised users: ``(argv, names, path)``,
+    each to fail in one line naming one of ``names`` (or ``path``),
+    before any work."""
+    binary = tmp / "binary.toml"
+    binary.write_bytes(bytes(range(256)))
+    folder = tmp / "a-folder.toml"
+    folder.mkdir()
+    return [
+        (["terrain", "--width", "1"], ("width",), None),
+        (["terrain", "--height", "1", "--export", "zarr"], ("height",), None),
+        (["map", "--config", str(binary)], ("config",), str(binary)),
+        (["terrain", "--config", str(folder)], ("config",), str(folder)),
+        (["terrain", "--width", "2", "--height", "2", "--droplets", "1025"], ("droplets",), None),
+        (["map", "--x", "0", "--y", "0", "--width", "96", "--height", "64", "--normalize",
+          "local"], ("normalize",), None),
+    ]  # fmt: skip
 
 
 def run(examples: int) -> dict:
     tally = Tally()
+    watchdog = Watchdog(tally)
     with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
         tmp = pathlib.Path(folder)  # also the working directory: "" paths land here
         for command in BASE:
-            _fuzz_one(command, examples, tmp, tally)
+            _fuzz_one(command, examples, tmp, tally, watchdog)
+        for i, (argv, names, path) in enumerate(listed(tmp)):
+            out = tmp / f"listed-{i}"
+            with watchdog.watching(" ".join(argv)):
+                kind, detail = judge([*argv, "--out", str(out)], out, names, path)
+            if kind == "accepted":  # a listed command line must be refused
+                kind, detail = "garbage", "accepted"
+            tally.add(kind, argv=" ".join(argv), detail=detail)
+    watchdog.stop()
     return tally.report()
 
 
-def _fuzz_one(command: str, examples: int, tmp: pathlib.Path, tally: Tally) -> None:
+def _fuzz_one(command: str, examples: int, tmp: pathlib.Path, tally, watchdog) -> None:
     serial = iter(range(10**9))
+    # The valid run first, untimed: it compiles the kernels the command
+    # runs, so the time budget measures work, not compilation.
+    argv = [
+        command,
+        *BASE[command],
+        *(["--out", str(tmp / f"{command}-warm")] * (command != "config")),
+    ]
+    with watchdog.watching(" ".join(argv)), contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stderr(io.StringIO()):
+            cli.run(argv)
 
     @fuzz_settings(examples)
     @given(option=st.sampled_from(OPTIONS[command]), value=st.sampled_from(VALUES))
     def fuzz(option, value):
         out = tmp / f"{command}-{next(serial)}"
-        kind, detail = outcome(command, option, value, out)
+        with watchdog.watching(f"{command} {option} {value!r}"):
+            kind, detail = outcome(command, option, value, out)
         tally.add(kind, argv=f"{command} {option} {value!r}", detail=detail)
 
     fuzz()

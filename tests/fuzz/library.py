@@ -4,13 +4,19 @@ inputs, one parameter at a time, from a small valid call.
 Each example takes a target's valid keyword arguments, replaces one with a
 value drawn from :data:`BAD` (wrong types, NaN, infinities, overflowing and
 negative numbers, empty and ragged arrays, numpy scalars, unwritable paths)
-and calls the target. The outcome is one of:
+and calls the target. Then each input of :data:`LISTED` (inputs found to
+surprise users, which must each give a clear error) is tried once. The
+outcome is one of:
 
 - ``clear``: a ``ValueError``, ``TypeError`` or ``OSError`` subclass whose
   message names the parameter (or, for an ``OSError``, the path);
 - ``accepted``: the call returned, and every number in the result is finite;
-- ``other``: anything else (another exception, a message that does not name
-  the parameter, a non-finite result, a crash of the interpreter).
+- ``unclear``: another exception, or a message that does not name the
+  parameter (a crash of the interpreter fails the run);
+- ``garbage``: a non-finite result, or a listed input accepted;
+- ``unbounded``: more than :data:`~tests.fuzz._runner.BUDGET` seconds of
+  CPU (a run that does not end at all is stopped by the watchdog and
+  counted so).
 
 Run as a script (the tests run it in a subprocess, so that a crash of the
 interpreter is reported rather than taking the test run down with it)::
@@ -24,9 +30,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import pathlib
 import sqlite3
 import tempfile
+import time
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -41,7 +49,7 @@ import worldgen.noise as noise
 import worldgen.scale as scale
 import worldgen.terrain as terrain
 import worldgen.voxel as world
-from tests.fuzz._runner import Tally, fuzz_settings, main
+from tests.fuzz._runner import BUDGET, Tally, Watchdog, fuzz_settings, main
 from worldgen import threads
 
 NAN = float("nan")
@@ -170,6 +178,10 @@ def targets(tmp: pathlib.Path) -> list[Target]:
         Target("Warp.grid", noise.Warp(amplitude=3.0).grid, coords,
                {"x": ("coordinates", "grid axis"), "y": ("coordinates", "grid axis")}),
         Target("axis", noise.axis, {"start": 0.0, "count": 5, "step": 0.25}),
+        Target("Noise.bounds", fbm.bounds, {"ndim": 2}),
+        Target("Simplex.bounds", noise.Simplex().bounds, {"ndim": 3}),
+        Target("NoiseMap.generate", terrain.NoiseMap(width=6, height=5).generate,
+               {"window": terrain.Window(-2, 3, 4, 3), "halo": 1}),
         Target("by_name", noise.by_name, {"name": "value", "seed": 2},
                {"name": ("noise",)}),
         Target("derive_seed", noise.derive_seed, {"seed": 5, "tag": 1}),
@@ -188,6 +200,11 @@ def targets(tmp: pathlib.Path) -> list[Target]:
                {"points": ("curve points",)}),
         Target("Band", terrain.Band, {"name": "sand", "top": 0.5, "colour": (1, 2, 3)},
                {"name": ("band name",)}),
+        Target("BiomeTable", terrain.BiomeTable,
+               {"elevation": (0.5, 1.0), "moisture": (1.0,), "table": ((("sea",), ("land",)),),
+                "colours": (("sea", (0, 0, 200)), ("land", (0, 200, 0))), "temperature": (1.0,)},
+               {k: ("biome",) for k in ("elevation", "moisture", "table", "colours",
+                                         "temperature")}),
         Target("Cleanup", terrain.Cleanup, {"thin_water": True, "isolated": False,
                                             "lake_size": 3}),
         Target("MapConfig", terrain.MapConfig, {"terrain": terrain.NoiseMap(width=8, height=8),
@@ -381,42 +398,137 @@ def _words(text: str) -> str:
 def outcome(target: Target, param: str, value: Any) -> tuple[str, str]:
     """Call ``target`` with ``param`` set to ``value``: ``(kind, detail)``."""
     kwargs = {**target.kwargs, param: value}
+    names = (param, *target.aliases.get(param, ()))
+    paths = (value,) if param in target.paths else None
+    return judge(lambda: target.call(**kwargs), names, paths)
+
+
+def judge(call: Callable[[], Any], names, paths=None) -> tuple[str, str]:
+    """Run ``call``: ``(kind, detail)``. An error is clear if it names one
+    of ``names`` (or, with ``paths``, is an OSError or names the path)."""
+    start = time.process_time()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             warnings.simplefilter("error", RuntimeWarning)  # a NaN in the making
-            result = target.call(**kwargs)
+            result = call()
     except (ValueError, TypeError, OSError) as exc:
+        spent = time.process_time() - start
+        if spent > BUDGET:
+            return "unbounded", f"{spent:.0f} s of CPU, then {type(exc).__name__}: {exc}"
         message = _words(str(exc))
-        names = (param, *target.aliases.get(param, ()))
         if any(_words(n) in message for n in names):
             return "clear", ""
-        if param in target.paths and (
-            isinstance(exc, OSError) or "os.pathlike" in message or _words(str(value)) in message
+        if paths is not None and (
+            isinstance(exc, OSError)
+            or "os.pathlike" in message
+            or any(_words(str(v)) in message for v in paths)
         ):
             return "clear", ""  # the OS or the message names the path, or it is not a path
-        return "other", f"{type(exc).__name__}: {exc}"
+        return "unclear", f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # anything else is a defect
-        return "other", f"{type(exc).__name__}: {exc}"
+        return "unclear", f"{type(exc).__name__}: {exc}"
+    spent = time.process_time() - start
+    if spent > BUDGET:
+        return "unbounded", f"{spent:.0f} s of CPU"
     for array in _numbers(result):
         if not np.isfinite(array).all():
-            return "other", "non-finite output"
+            return "garbage", "non-finite output"
     return "accepted", ""
+
+
+def listed(tmp: pathlib.Path) -> list[tuple[str, Callable[[], Any], tuple[str, ...]]]:
+    """Inputs that once surprised users (a traceback, an unnamed error, a
+    NaN, minutes of work, a bad value taken): ``(label, call, names)``;
+    each must now be a clear error naming one of ``names``."""
+    h = _h()
+    binary = tmp / "binary.csv"
+    binary.write_bytes(b"\xff\xfe\x00\x01,2\n")
+    tiles = np.array([[0, 1], [1, 0]], np.uint8)
+    tiled = wio.write_tiled_json(tmp / "zlib.json", tiles, colours=[(1, 2, 3), (4, 5, 6)])
+    document = json.loads(tiled.read_text())
+    for layer in document["layers"]:
+        if "data" in layer:
+            layer.update(encoding="base64", compression="zlib", data="bm90IHpsaWI=")
+    bad_zlib = tmp / "bad-zlib.json"
+    bad_zlib.write_text(json.dumps(document))
+    biomes = terrain.DEFAULT_BIOMES
+    two = np.random.default_rng(1).random((2, 2))
+    return [
+        ("erode(h, 10**12)", lambda: terrain.erode(h, 10**12), ("droplets",)),
+        ("thermal_erode(h, 10**7)", lambda: terrain.thermal_erode(h, 10**7), ("iterations",)),
+        ("dla_mountains(8192, density=0.5, steps=0)",
+         lambda: terrain.dla_mountains(8192, density=0.5, steps=0), ("steps",)),
+        ("make_terrain(2 x 2 map, droplets=10**6)",
+         lambda: terrain.make_terrain(
+             terrain.MapConfig(terrain=terrain.NoiseMap(width=2, height=2, normalize="global")),
+             terrain.TerrainConfig(droplets=10**6, dla=0.5)), ("droplets",)),
+        ("HeightCurve(((0, 0), (1, 1e308), (2, -1e308)))",
+         lambda: terrain.HeightCurve(((0, 0), (1, 1e308), (2, -1e308))), ("curve points",)),
+        ("HeightCurve(((0, 0), (1e-301, 1), (1, 1)))",
+         lambda: terrain.HeightCurve(((0, 0), (1e-301, 1), (1, 1))), ("curve points",)),
+        ("HeightCurve(((0, 0), (1, 1e3)), power=500)(h)",
+         lambda: terrain.HeightCurve(((0, 0), (1, 1e3)), power=500.0)(h), ("power",)),
+        ("heightfield_mesh(h, cell_size=1e308)",
+         lambda: terrain.heightfield_mesh(h, cell_size=1e308), ("cell_size",)),
+        ("Perlin().bounds(5)", lambda: noise.Perlin().bounds(5), ("ndim",)),
+        ("Simplex().bounds(1)", lambda: noise.Simplex().bounds(1), ("ndim",)),
+        ("Cellular().bounds(4)", lambda: noise.Cellular().bounds(4), ("ndim",)),
+        ("NoiseMap(...).generate('all')",
+         lambda: terrain.NoiseMap(width=4, height=4).generate("all"), ("window",)),
+        ("BiomeTable colours of bare names",
+         lambda: dataclasses.replace(biomes, colours=tuple(n for n, _ in biomes.colours)),
+         ("biome colours",)),
+        ("BiomeTable colour 'blue'",
+         lambda: dataclasses.replace(biomes, colours=(("ocean", "blue"), *biomes.colours[1:])),
+         ("colour",)),
+        ("BiomeTable with a colour named twice",
+         lambda: dataclasses.replace(biomes, colours=(*biomes.colours, biomes.colours[0])),
+         ("biome colours",)),
+        ("write_grey_png('', h)", lambda: wio.write_grey_png("", h), ("path",)),
+        ("read_tiles_csv(a non-UTF-8 file)", lambda: wio.read_tiles_csv(binary), (str(binary),)),
+        ("read_tiled_json(bad zlib data)", lambda: wio.read_tiled_json(bad_zlib),
+         (str(bad_zlib),)),
+        ("Noise()(..., dtype=np.float64(1.0))",
+         lambda: noise.Perlin()(0.5, 0.5, dtype=np.float64(1.0)), ("dtype",)),
+        ("write_heightmap of a 3-D array",
+         lambda: wio.write_heightmap(tmp / "h3.npy", np.zeros((3, 3, 3)), "npy"), ("heights",)),
+        ("write_gif(loop='x')",
+         lambda: wio.write_gif(tmp / "l.gif", np.zeros((2, 4, 4, 3), np.uint8), loop="x"),
+         ("loop",)),
+        ("fill_lakes(..., fill=99)", lambda: terrain.fill_lakes(_tiles(), {0}, 3, 99), ("fill",)),
+        ("erode of a 2 x 2 map, 2**20 droplets", lambda: terrain.erode(two, 2**20), ("droplets",)),
+    ]  # fmt: skip
 
 
 def run(examples: int) -> dict[str, Any]:
     tally = Tally()
+    watchdog = Watchdog(tally)
     with tempfile.TemporaryDirectory() as folder, contextlib.chdir(folder):
         tmp = pathlib.Path(folder)  # also the working directory: "" paths land here
         file = tmp / "a-file"
         file.write_text("x")
         paths = st.sampled_from([str(file / "below.png"), "", str(tmp)])
         for target in targets(tmp):
-            _fuzz_one(target, examples, paths, tally)
+            _fuzz_one(target, examples, paths, tally, watchdog)
+        for label, call, names in listed(tmp):
+            with watchdog.watching(label):
+                kind, detail = judge(call, names)
+            if kind == "accepted":  # a listed input must be refused
+                kind, detail = "garbage", "accepted"
+            tally.add(kind, target="listed", value=label, detail=detail[:200])
+    watchdog.stop()
     return tally.report()
 
 
-def _fuzz_one(target: Target, examples: int, paths, tally: Tally) -> None:
+def _fuzz_one(target: Target, examples: int, paths, tally: Tally, watchdog: Watchdog) -> None:
+    # One valid call first, untimed: it compiles the kernels the target
+    # runs, so the time budget measures work, not compilation.
+    with watchdog.watching(f"{target.name}(valid arguments)"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with contextlib.suppress(Exception):
+            target.call(**target.kwargs)
+
     @fuzz_settings(examples)
     @given(data=st.data())
     def fuzz(data):
@@ -426,7 +538,8 @@ def _fuzz_one(target: Target, examples: int, paths, tally: Tally) -> None:
             value = data.draw(st.one_of(BAD, paths, extra))
         else:
             value = data.draw(BAD)
-        kind, detail = outcome(target, param, value)
+        with watchdog.watching(f"{target.name}({param}={value!r:.80})"):
+            kind, detail = outcome(target, param, value)
         tally.add(
             kind, target=target.name, param=param, value=repr(value)[:80], detail=detail[:200]
         )

@@ -1,6 +1,6 @@
 """Run the fuzzers in subprocesses (a crash of the interpreter fails the test
 instead of ending the run) with bounded example counts, and hold them to no
-unclear outcome."""
+unclear, garbage or unbounded outcome."""
 
 import json
 import os
@@ -13,14 +13,15 @@ import pytest
 from tests.fuzz import COUNTS
 
 ROOT = pathlib.Path(__file__).parents[2]
-# Examples per target (library) and per command (command line): enough to
-# meet every parameter several times, few enough for about two minutes.
-EXAMPLES = {"library": 30, "cli": 25}
-# Targets fuzzed: public functions and configs; commands.
-TARGETS = {"library": 89, "cli": 6}
+# Examples per target (library), per command (command line) and in all
+# (server): enough to meet every parameter several times, few enough for
+# about two minutes.
+EXAMPLES = {"library": 30, "cli": 25, "server": 100}
+# Targets fuzzed: public functions and configs; commands; the server.
+TARGETS = {"library": 93, "cli": 6, "server": 1}
 
 
-@pytest.mark.parametrize("suite", ["library", "cli"])
+@pytest.mark.parametrize("suite", ["library", "cli", "server"])
 def test_every_bad_input_gives_a_clear_error_or_a_finite_result(suite):
     done = subprocess.run(
         [sys.executable, "-m", f"tests.fuzz.{suite}", "--examples", str(EXAMPLES[suite])],

@@ -2,6 +2,7 @@
 
 import contextlib
 import re
+import socket
 import subprocess
 import time
 
@@ -29,3 +30,22 @@ def served(argv: list[str], **popen):
         proc.wait()
         proc.stdout.close()
         proc.stderr.close()
+
+
+def closed_after(sock: socket.socket, limit: float) -> tuple[float, bytes]:
+    """Seconds until the server closes ``sock`` (reading all it sends), and
+    what it sent; ``inf`` if still open after ``limit``."""
+    start = time.monotonic()
+    got = b""
+    sock.settimeout(0.2)
+    while time.monotonic() - start < limit:
+        try:
+            data = sock.recv(65536)
+        except TimeoutError:
+            continue
+        except OSError:  # reset
+            return time.monotonic() - start, got
+        if not data:
+            return time.monotonic() - start, got
+        got += data
+    return float("inf"), got

@@ -16,7 +16,7 @@ import threading
 import time
 import urllib.request
 
-from tests.web.serving import served
+from tests.web.serving import closed_after, served
 from worldgen.web import create_app
 from worldgen.web._server import REQUEST_TIMEOUT, listen, make_server
 
@@ -72,25 +72,6 @@ def raw(address, data: bytes, *, rcvbuf: int | None = None) -> socket.socket:
     if data:
         sock.sendall(data)
     return sock
-
-
-def closed_after(sock: socket.socket, limit: float) -> tuple[float, bytes]:
-    """Seconds until the server closes ``sock`` (reading all it sends), and
-    what it sent; ``inf`` if still open after ``limit``."""
-    start = time.monotonic()
-    got = b""
-    sock.settimeout(0.2)
-    while time.monotonic() - start < limit:
-        try:
-            data = sock.recv(65536)
-        except TimeoutError:
-            continue
-        except ConnectionResetError:
-            return time.monotonic() - start, got
-        if not data:
-            return time.monotonic() - start, got
-        got += data
-    return float("inf"), got
 
 
 def rss(pid: int) -> int:

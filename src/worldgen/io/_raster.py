@@ -97,6 +97,9 @@ def write_cog(
 
     path = pathlib.Path(path)
     height, width = _shape(source, "source", 2)
+    dtype = np.dtype(getattr(source, "dtype", np.float64))
+    if dtype.kind not in "biuf":
+        raise TypeError(f"source must hold real numbers, got dtype {dtype}; use .astype(float)")
     block = check_int(block, "block", 128, 4096)
     if block % 16:
         raise ValueError(f"block must be a multiple of 16, got {block}")

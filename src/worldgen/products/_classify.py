@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
+import numbers
 
 import numpy as np
 
@@ -99,9 +101,18 @@ class BiomeTable:
     def __post_init__(self):
         for name in ("elevation", "moisture", "temperature"):
             tops = getattr(self, name)
-            if not tops or not all(a < b for a, b in itertools.pairwise(tops)):
+            if (
+                not isinstance(tops, (tuple, list))
+                or not tops
+                or not all(
+                    isinstance(t, numbers.Real) and not isinstance(t, bool) and math.isfinite(t)
+                    for t in tops
+                )
+                or not all(a < b for a, b in itertools.pairwise(tops))
+            ):
                 raise ValueError(
-                    f"biome {name} tops must be a non-empty increasing sequence, got {tops!r}"
+                    f"biome {name} tops must be a non-empty increasing sequence of numbers, "
+                    f"got {tops!r:.100}"
                 )
         shape = (len(self.temperature), len(self.elevation), len(self.moisture))
         table = np.asarray(self.table, dtype=object)
