@@ -75,8 +75,13 @@ def peers(heights: np.ndarray, allow_missing: bool) -> tuple[dict, list[str]]:
 
         view = ViewFinder(shape=heights.shape)
         grid = Grid(viewfinder=view)
-        raster = Raster(heights, viewfinder=view)
-        calls["pysheds"] = lambda: np.asarray(grid.fill_depressions(raster))
+
+        def pysheds_fill():
+            # pysheds fills its raster in place: give it a copy, as richdem.
+            raster = Raster(heights.copy(), viewfinder=view)
+            return np.asarray(grid.fill_depressions(raster))
+
+        calls["pysheds"] = pysheds_fill
     except ImportError as exc:
         missing.append(f"pysheds ({exc})")
     if missing and not allow_missing:
@@ -111,8 +116,10 @@ def main() -> None:
     tiled_fill(heights, out, tile=TILE)
     assert np.array_equal(out, filled), "tiled fill differs from the whole-map fill"
     found, missing = peers(heights, args.allow_missing)
+    before = heights.copy()
     for name, call in found.items():
         assert np.array_equal(call(), filled), f"{name}'s fill differs from worldgen's"
+    assert np.array_equal(heights, before), "a peer changed the DEM it was given"
     folder = tempfile.mkdtemp(prefix="bench-hydrology-")
 
     def array(name, dtype, values=None):
