@@ -16,6 +16,7 @@ colours, hillshade) and the PNG that is served.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -94,13 +95,16 @@ def main(argv=None) -> int:
             times[z, "elevation"].append(_time(lambda w=window: elevation(config.world, w)))
             times[z, "colour"].append(_time(lambda t=tile: tile_image(config, "colour", *t)))
             times[z, "png"].append(_time(lambda t=tile: tile_png(config, "colour", *t)))
+    load = os.getloadavg()
     lines = header(f"python benchmarks/bench_tiles.py --rounds {args.rounds}")
     lines += [
         "Cold tiles of the default world (`continents`, seed 0), one thread, CPU time per "
         f"tile over {args.rounds} tiles around the spawn per zoom (median, and the 10th to "
         "90th percentile). `elevation`: the world model's heights of the tile; `colour`: the "
         "colour tile's pixels (heights with a one-sample halo, bands, hillshade); `png`: "
-        "what is served (the colour tile and its PNG).",
+        "what is served (the colour tile and its PNG). Load average after: "
+        f"{load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f} (CPU time still grows with the "
+        "load: the cores' caches are shared).",
         "",
         "| zoom | level | elevation ms | colour ms | png ms | png ns per sample |",
         "|---|---|---|---|---|---|",
