@@ -204,10 +204,23 @@ def _combine(
             if land > 0.0:
                 e += _rise(land, uplift[k], ridge[k], hills[k], hilly[k], mountains, hill_amp)
             out[k] = e
-    else:
+    else:  # _profile and _land written out: the same values, twice as fast
+        span = RAMP_SPAN * sigma
         for k in range(c.size):
-            e = _profile(c[k], base, knots, changes, sigma, table)
-            land = _land(c[k], sigma, table)
+            ck = c[k]
+            e = base
+            for q in range(knots.size):
+                x = ck - knots[q]
+                if x >= span:
+                    e += changes[q] * x
+                elif x > -span:
+                    e += changes[q] * _ramp_mean(x, sigma, table)
+            x = ck - LAND_RAMP
+            land = (
+                (ck if ck >= span else (0.0 if ck <= -span else _ramp_mean(ck, sigma, table)))
+                - (x if x >= span else (0.0 if x <= -span else _ramp_mean(x, sigma, table)))
+            )  # fmt: skip
+            land = min(max(land / LAND_RAMP, 0.0), 1.0)
             if land > 0.0:
                 e += _rise(land, uplift[k], ridge[k], hills[k], hilly[k], mountains, hill_amp)
             out[k] = e
