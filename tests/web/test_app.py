@@ -12,7 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from worldgen.web import LAYERS, NATIVE_ZOOM, build_config, create_app, tile_png, world_key
-from worldgen.web._app import TileCache
+from worldgen.web._app import TileCache, host_allowed
 
 CENTRE = 2 ** (NATIVE_ZOOM - 1)
 
@@ -319,3 +319,27 @@ def test_serve_command_rejects_a_bad_port():
     result = CliRunner().invoke(app, ["serve", "--port", "70000"])
     assert result.exit_code == 1
     assert "port must be from 0 to 65535" in result.output
+
+
+@pytest.mark.parametrize(
+    ("host", "allowed"),
+    [
+        ("localhost:8000", True),
+        ("LOCALHOST", True),
+        ("127.0.0.1:5", True),
+        ("127.3.2.1", True),
+        ("[::1]:8000", True),
+        ("", False),
+        (":8000", False),
+        ("[]:80", False),
+        ("192.168.1.5:8000", False),  # private, not this machine's loopback
+        ("10.0.0.1", False),
+        ("[fe80::1]:80", False),
+        ("0.0.0.0", False),
+        ("evil.example", False),
+        ("localhost.evil.example", False),
+    ],
+)
+def test_only_loopback_names_are_this_server(host, allowed):
+    assert host_allowed(host) is allowed
+    assert host_allowed("worldgen.lan:80", extra=("worldgen.lan",))
