@@ -6,7 +6,7 @@ import pytest
 
 from worldgen import threads
 from worldgen.world import BIOMES, Window, WorldConfig, elevation, spawn, world_fields
-from worldgen.world._ranges import uplift_grid
+from worldgen.world._ranges import uplift_grid, uplift_points
 
 WORLD = WorldConfig(seed=0)
 
@@ -100,6 +100,23 @@ def test_one_and_two_threads_give_the_same_bytes():
     for name in ("elevation", "temperature", "rainfall", "biome"):
         np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
     assert numba.get_num_threads() >= 1
+
+
+@pytest.mark.parametrize("widths", [2, 4])
+def test_coarse_belts_are_widened_and_lowered_keeping_their_mass(widths):
+    """At sample spacing s the belts are widened to w' = sqrt(w^2 + s^2 / 6)
+    and lowered by w / w' (see _ranges): no coarse sample rises above
+    w / w', and the mean uplift over many plates stays near full detail's."""
+    config = WorldConfig(seed=5)
+    w, plate = config.belt_width, config.plate_size
+    rng = np.random.default_rng(1)
+    xs, ys = rng.uniform(-3 * plate, 3 * plate, (2, 40_000))
+    fine = uplift_points(config, xs, ys, 1.0)
+    assert fine.max() > 0.95  # full detail reaches the belts' crests
+    s = widths * w
+    coarse = uplift_points(config, xs, ys, s)
+    assert coarse.max() <= w / np.sqrt(w * w + s * s / 6.0)
+    assert abs(coarse.mean() - fine.mean()) < 0.15 * fine.mean()
 
 
 def test_seeds_differ_and_repeat():
