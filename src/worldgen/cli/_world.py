@@ -16,6 +16,14 @@ class WorldTerrain(enum.StrEnum):
     heightmap = "heightmap"
 
 
+class WorldExport(enum.StrEnum):
+    """What ``worldgen world --export`` writes (see ``write_world_set``)."""
+
+    npy = "npy"
+    mca = "mca"
+    vox = "vox"
+
+
 @app.command("world")
 def world_command(
     out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
@@ -54,6 +62,15 @@ def world_command(
         WorldTerrain | None,
         Opt(help="Ground: 3d (overhangs, arches) or heightmap.", show_default="3d"),
     ] = None,
+    export: Annotated[
+        list[WorldExport] | None,
+        Opt(
+            help="Also write the square of side 2*RADIUS around the centre: npy (surface.npy, "
+            "water.npy, cell for cell the map's window), mca (minecraft/, a Minecraft Java "
+            "1.20+ world) or vox (world.vox, MagicaVoxel); repeatable.",
+            show_default="none",
+        ),
+    ] = None,
 ) -> None:
     """Generate the voxel world around a point into a chunk store, then draw it: map, section, block mesh."""
     from worldgen.config import load_toml, voxel_config
@@ -78,7 +95,7 @@ def world_command(
                 z = sz if z is None else z
             written = write_world_set(
                 settings, out, x=x, z=z, radius=radius, mesh_radius=mesh_radius, store=store,
-                threads=threads, progress=advance,
+                threads=threads, progress=advance, exports=[e.value for e in export or []],
             )  # fmt: skip
     except _USER_ERRORS as exc:
         raise _fail(exc) from None

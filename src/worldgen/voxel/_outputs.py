@@ -3,24 +3,33 @@
 from __future__ import annotations
 
 import functools
+import io
 import numbers
 import os
 import pathlib
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 
 import numba
 import numpy as np
 
 from worldgen._memory import WORLD_CHUNK_COPIES, check_memory
+from worldgen.io._heightmap import write_array
 from worldgen.io._image import write_rgb_png
 from worldgen.io._outset import output_set
+from worldgen.io._region import REGION, region_name, write_nbt_file, write_region
+from worldgen.io._vox import write_vox
 from worldgen.noise._validate import check_instance, check_int
 from worldgen.voxel._chunk import CHUNK, Chunk, chunk_range
 from worldgen.voxel._config import VoxelConfig
+from worldgen.voxel._exports import square_chunks, surface_and_water, vox_models
 from worldgen.voxel._generator import generate_chunk
+from worldgen.voxel._minecraft import check_range, chunk_tag, level_tag
 from worldgen.voxel._render import cross_section, top_down
 from worldgen.voxel._store import ChunkStore, World
 from worldgen.voxel._voxel_mesh import greedy_mesh, write_voxel_glb
+from worldgen.world._fields import world_fields
+from worldgen.world._window import Window
 
 
 def thread_safe_workers(requested: int | None) -> int:
@@ -79,6 +88,7 @@ def write_world_set(
     store: str | os.PathLike | None = None,
     threads: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    exports: Sequence[str] = (),
 ) -> list[pathlib.Path]:
     """Generate every chunk within ``radius`` blocks of ``(x, z)`` into the
     store (default ``out/world.db``), then write pictures of them.
@@ -92,6 +102,24 @@ def write_world_set(
 
     ``threads``: generator threads, 1 to 1024 (default: every CPU); 0 or
     less is refused before anything is written.
+
+    ``exports`` (any of :data:`EXPORTS`) also writes the square of columns
+    ``x - radius <= X < x + radius``, ``z - radius <= Z < z + radius`` (its
+    chunks are generated into the store too):
+
+    - ``'npy'``: ``surface.npy`` (int16, the y of each column's highest
+      ground block: not air, water, lava, ice, leaves or logs) and
+      ``water.npy`` (bool, the column's top under any tree is water or
+      ice), rows z from ``z - radius``, columns x from ``x - radius``: cell
+      for cell the map's window ``(x - radius, z - radius, 2 radius,
+      2 radius)``;
+    - ``'mca'``: ``minecraft/``, a Minecraft Java world (1.20.4 and later):
+      ``level.dat`` (spawn on the land nearest ``(x, z)``) and
+      ``region/r.X.Z.mca`` holding every chunk of the square whole (see
+      :mod:`worldgen.voxel._minecraft`); Minecraft makes its own terrain
+      beyond them;
+    - ``'vox'``: ``world.vox``, the square's visible blocks as MagicaVoxel
+      models (see :func:`worldgen.voxel._exports.vox_models`).
     """
     check_instance(config, "config", VoxelConfig)
     x = check_int(x, "x", -(2**30), 2**30)
@@ -107,7 +135,12 @@ def write_world_set(
             f"threads must be an integer from 1 to 1024, got {threads!r}; leave it out "
             "to use every CPU"
         )
+    exports = _check_exports(exports)
+    if "mca" in exports:
+        check_range(config.y_min, config.y_max)
     chunks = len(chunk_range(x, z, radius))
+    if exports:
+        chunks = max(chunks, len(square_chunks(x - radius, z - radius, 2 * radius, 2 * radius)))
     check_memory(
         WORLD_CHUNK_COPIES * chunks * config.height * CHUNK * CHUNK,
         "radius",
@@ -123,10 +156,86 @@ def write_world_set(
             pictures = _draw_world(
                 world, config, files.staging, x, z, radius, mesh_radius, progress
             )
+            if exports:
+                pictures += _export(world, config, files.staging, x, z, radius, exports)
         finally:
             if chunk_store is not None:
                 chunk_store.close()
     return [store_path, *files.final(pictures)]
+
+
+EXPORTS = ("npy", "mca", "vox")
+"""What :func:`write_world_set` exports besides its pictures."""
+
+
+def _check_exports(exports: object) -> tuple[str, ...]:
+    if isinstance(exports, str) or not isinstance(exports, (list, tuple, set, frozenset)):
+        raise TypeError(f"exports must be a list of {', '.join(EXPORTS)}, got {exports!r}")
+    for name in exports:
+        if name not in EXPORTS:
+            raise ValueError(f"exports must be among {', '.join(EXPORTS)}, got {name!r}")
+    return tuple(dict.fromkeys(exports))
+
+
+def _export(world, config, out, x, z, radius, exports) -> list[pathlib.Path]:
+    """The exports of the square of side ``2 radius`` around ``(x, z)``."""
+    x0, z0, side = x - radius, z - radius, 2 * radius
+    coords = square_chunks(x0, z0, side, side)
+    chunks = list(world._around(coords))
+    blocks, bx0, bz0 = assemble(chunks)
+    area = blocks[:, z0 - bz0 : z0 - bz0 + side, x0 - bx0 : x0 - bx0 + side]
+    surface, water = surface_and_water(area, y_min=config.y_min)
+    written = []
+    if "npy" in exports:
+        written.append(write_array(out / "surface.npy", surface))
+        written.append(write_array(out / "water.npy", water))
+    if "mca" in exports:
+        written += _write_minecraft(config, out / "minecraft", chunks, surface, water, x, z, radius)
+    if "vox" in exports:
+        models = vox_models(area)
+        if not models:
+            raise ValueError("the area holds no visible block to export as .vox; move it")
+        palette = np.full((256, 4), 255, dtype=np.uint8)
+        palette[: len(config.palette) - 1, :3] = [c for _, c in config.palette[1:]]
+        written.append(write_vox(out / "world.vox", models, palette))
+    return written
+
+
+def _write_minecraft(config, folder, chunks, surface, water, x, z, radius) -> list[pathlib.Path]:
+    """``level.dat`` and the region files of ``chunks`` in ``folder``."""
+    from nbtlib import File
+
+    cx0 = min(c.cx for c in chunks)
+    cz0 = min(c.cz for c in chunks)
+    ncx = max(c.cx for c in chunks) - cx0 + 1
+    ncz = max(c.cz for c in chunks) - cz0 + 1
+    # The world's biome at the centre of every 4 x 4 cell of columns.
+    cells = world_fields(
+        config.world, Window(CHUNK * cx0 + 2, CHUNK * cz0 + 2, 4 * ncx, 4 * ncz, 4)
+    ).biome
+    regions: dict[tuple[int, int], dict[tuple[int, int], bytes]] = {}
+    for chunk in chunks:
+        i, k = 4 * (chunk.cx - cx0), 4 * (chunk.cz - cz0)
+        buffer = io.BytesIO()
+        File(chunk_tag(chunk, cells[k : k + 4, i : i + 4])).write(buffer)
+        region = regions.setdefault((chunk.cx // REGION, chunk.cz // REGION), {})
+        region[(chunk.cx % REGION, chunk.cz % REGION)] = buffer.getvalue()
+    now = int(time.time())
+    written = [
+        write_region(folder / "region" / region_name(rx, rz), region, timestamp=now)
+        for (rx, rz), region in sorted(regions.items())
+    ]
+    # Spawn on the land column nearest the centre (the centre when all is sea).
+    land = (~water) & (surface >= config.sea_level)
+    k, i = radius, radius
+    if land.any() and not land[k, i]:
+        kk, ii = np.nonzero(land)
+        nearest = np.argmin((kk - k) ** 2 + (ii - i) ** 2)
+        k, i = int(kk[nearest]), int(ii[nearest])
+    spawn = (x - radius + i, int(surface[k, i]) + 1, z - radius + k)
+    level = level_tag(config.seed, spawn, f"worldgen seed {config.seed}", last_played=now * 1000)
+    written.insert(0, write_nbt_file(folder / "level.dat", level))
+    return written
 
 
 def _draw_world(world, config, out, x, z, radius, mesh_radius, progress) -> list[pathlib.Path]:

@@ -1,0 +1,287 @@
+"""`worldgen world --export`: surface and water arrays against the map, a
+Minecraft world read back by a reader we did not write (anvil-parser2 over
+the `nbt` package, while the writer uses nbtlib), and MagicaVoxel files read
+back by py-vox-io and by a reader written here from the format's spec."""
+
+import gzip
+import struct
+
+import anvil
+import numpy as np
+import pytest
+from nbt import nbt
+from pyvox.parser import VoxParser
+from typer.testing import CliRunner
+
+from worldgen.cli import app
+from worldgen.io._vox import write_vox
+from worldgen.voxel import NAMES, ChunkStore, VoxelConfig
+from worldgen.voxel._exports import vox_models
+from worldgen.voxel._minecraft import BLOCK_STATES, pack
+from worldgen.world import spawn
+
+runner = CliRunner()
+SPAWN = spawn(VoxelConfig(seed=0).world)
+RADIUS = 48
+# Places around the default world's spawn that hold land and water.
+PLACES = [(0, 0), (0, -200), (-200, -600)]
+# Not ground: the surface looks through these.
+NOT_GROUND = {"air", "water", "lava", "ice", "leaves", "wood"}
+
+
+def _world(out, x, z, *exports, radius=RADIUS, options=()):
+    args = ["world", "--out", str(out), "--x", str(x), "--z", str(z), "--radius", str(radius)]
+    args += ["--mesh-radius", "8", *options]
+    for name in exports:
+        args += ["--export", name]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def spawn_set(tmp_path_factory):
+    return _world(tmp_path_factory.mktemp("world"), *SPAWN, "npy", "mca", "vox")
+
+
+def _map_water(out, x, z):
+    side = str(2 * RADIUS)
+    result = runner.invoke(
+        app,
+        ["map", "--out", str(out), "--export", "npy", "--x", str(x - RADIUS),
+         "--y", str(z - RADIUS), "--width", side, "--height", side],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return np.load(out / "water.npy")
+
+
+@pytest.mark.parametrize("place", PLACES)
+def test_voxel_water_is_the_maps_cell_for_cell(place, tmp_path):
+    """The voxel world without its own river beds (the map has no rivers
+    in its water yet): at least 97% of columns agree."""
+    x, z = SPAWN[0] + place[0], SPAWN[1] + place[1]
+    _world(tmp_path / "w", x, z, "npy", options=["--no-rivers"])
+    voxel = np.load(tmp_path / "w" / "water.npy")
+    water = _map_water(tmp_path / "m", x, z)
+    assert voxel.shape == water.shape == (2 * RADIUS, 2 * RADIUS)
+    assert 0.1 < water.mean() < 0.9  # land and water both
+    assert (voxel == water).mean() >= 0.97
+    surface = np.load(tmp_path / "w" / "surface.npy")
+    assert surface.dtype == np.int16 and voxel.dtype == np.bool_
+    assert (surface[voxel] < 62).all()  # water lies on ground below its top
+
+
+def test_with_rivers_the_map_water_is_voxel_water_too(spawn_set, tmp_path):
+    """With the defaults the voxel world adds its river beds to the map's
+    water and takes none away."""
+    voxel = np.load(spawn_set / "water.npy")
+    water = _map_water(tmp_path, *SPAWN)
+    assert (voxel >= water).all()
+    assert (voxel == water).mean() >= 0.9
+
+
+def _stored(out, x, z, radius=RADIUS):
+    """Blocks of the square area, from the store's chunks, and a name per id."""
+    config = VoxelConfig(seed=0)
+    with ChunkStore(out / "world.db", config.key) as store:
+        x0, z0 = x - radius, z - radius
+        area = np.zeros((config.height, 2 * radius, 2 * radius), np.uint8)
+        for k in range(2 * radius):
+            for i in range(0, 2 * radius):
+                wx, wz = x0 + i, z0 + k
+                if i and wx % 16:
+                    continue  # one read per chunk row segment
+                chunk = store.get(wx // 16, wz // 16)
+                assert chunk is not None
+                n = min(16 - wx % 16, 2 * radius - i)
+                area[:, k, i : i + n] = chunk.blocks[:, wz % 16, wx % 16 : wx % 16 + n]
+    return area
+
+
+def test_surface_is_the_highest_ground_block_of_the_stored_chunks(spawn_set):
+    area = _stored(spawn_set, *SPAWN)
+    surface = np.load(spawn_set / "surface.npy")
+    ground = ~np.isin(area, [NAMES.index(n) for n in NOT_GROUND])
+    for k, i in np.ndindex(surface.shape):
+        layers = np.nonzero(ground[:, k, i])[0]
+        assert surface[k, i] == layers[-1] - 64, (k, i)
+
+
+def test_minecraft_world_read_by_another_reader(spawn_set):
+    area = _stored(spawn_set, *SPAWN)
+    surface = np.load(spawn_set / "surface.npy")
+    folder = spawn_set / "minecraft"
+    level = nbt.NBTFile(str(folder / "level.dat"))["Data"]
+    assert level["DataVersion"].value >= 3463  # 1.20
+    sx, sy, sz = (level[k].value for k in ("SpawnX", "SpawnY", "SpawnZ"))
+    x0, z0 = SPAWN[0] - RADIUS, SPAWN[1] - RADIUS
+    assert 0 <= sx - x0 < 2 * RADIUS and 0 <= sz - z0 < 2 * RADIUS
+    names = {i: BLOCK_STATES[n][0] for i, n in enumerate(NAMES)}
+    below = names[int(area[sy - 1 + 64, sz - z0, sx - x0])]
+    assert below not in {"minecraft:water", "minecraft:ice", "minecraft:air"}  # on land
+    rng = np.random.default_rng(1)
+    regions = {}
+    for k, i in rng.integers(0, 2 * RADIUS, size=(24, 2)):
+        x, z = x0 + int(i), z0 + int(k)
+        name = f"r.{x // 512}.{z // 512}.mca"
+        region = regions.setdefault(name, anvil.Region.from_file(str(folder / "region" / name)))
+        chunk = anvil.Chunk.from_region(region, (x // 16) % 32, (z // 16) % 32)
+        assert chunk.version >= 3463
+        column = [chunk.get_block(x % 16, y, z % 16).name() for y in range(-64, 320)]
+        expected = [names[int(b)] for b in area[:, k, i]]
+        assert column == expected, (x, z)
+        top = max(y for y, n in zip(range(-64, 320), column, strict=True) if n.split(":")[1]
+                  not in {"air", "water", "lava", "ice", "oak_leaves", "oak_log"})  # fmt: skip
+        assert top == surface[k, i]
+
+
+def test_block_state_packing_is_minecrafts():
+    """Five bits an index, twelve to a long, the top four bits unused."""
+    indices = np.arange(4096) % 17
+    longs = pack(indices, 5).view(np.uint64)
+    assert longs.size == -(-4096 // 12)
+    back = [(int(longs[n // 12]) >> (5 * (n % 12))) & 31 for n in range(4096)]
+    assert back == list(indices)
+
+
+def _read_vox(path):
+    """A .vox reader from the format's published description (not the
+    writer's code): models (size, voxels), the translation of each shape's
+    transform, and the palette."""
+    data = path.read_bytes()
+    assert data[:4] == b"VOX " and struct.unpack_from("<i", data, 4)[0] == 150
+    kind, content, children = struct.unpack_from("<4sii", data, 8)
+    assert kind == b"MAIN" and content == 0
+    pos, end = 20, 20 + children
+    sizes, models, nodes, palette = [], [], {}, None
+
+    def text(at):
+        n = struct.unpack_from("<i", data, at)[0]
+        return data[at + 4 : at + 4 + n].decode(), at + 4 + n
+
+    def table(at):
+        n = struct.unpack_from("<i", data, at)[0]
+        out = {}
+        at += 4
+        for _ in range(n):
+            key, at = text(at)
+            out[key], at = text(at)
+        return out, at
+
+    while pos < end:
+        kind, n, m = struct.unpack_from("<4sii", data, pos)
+        body = pos + 12
+        if kind == b"SIZE":
+            sizes.append(struct.unpack_from("<3i", data, body))
+        elif kind == b"XYZI":
+            count = struct.unpack_from("<i", data, body)[0]
+            models.append(np.frombuffer(data, np.uint8, 4 * count, body + 4).reshape(count, 4))
+        elif kind == b"RGBA":
+            palette = np.frombuffer(data, np.uint8, 1024, body).reshape(256, 4)
+        elif kind in (b"nTRN", b"nGRP", b"nSHP"):
+            node = struct.unpack_from("<i", data, body)[0]
+            _, at = table(body + 4)
+            if kind == b"nTRN":
+                child, _, _, _ = struct.unpack_from("<4i", data, at)
+                frame, _ = table(at + 16)
+                nodes[node] = ("t", child, frame.get("_t"))
+            elif kind == b"nGRP":
+                count = struct.unpack_from("<i", data, at)[0]
+                nodes[node] = ("g", struct.unpack_from(f"<{count}i", data, at + 4))
+            else:
+                nodes[node] = ("s", struct.unpack_from("<i", data, at + 4)[0])
+        pos = body + n + m
+    translations = {}
+    for kind, *rest in nodes.values():
+        if kind == "t" and nodes[rest[0]][0] == "s":
+            translations[nodes[rest[0]][1]] = tuple(map(int, rest[1].split()))
+    return sizes, models, translations, palette
+
+
+def _check_vox(area, sizes, models, translations):
+    """Put every voxel back in a box of the area, with the scene's placement
+    (one model: at the origin); the lowest model starts at the lowest layer
+    with a block on the area's sides (they always show). Every voxel is its
+    block, and the cut faces and every column's top block are there."""
+    depth = area.shape[1]
+    if not translations:
+        translations = {0: tuple(s // 2 for s in sizes[0])}
+    sides = np.concatenate([area[:, 0], area[:, -1], area[:, :, 0], area[:, :, -1]], axis=1)
+    base = np.nonzero(sides.any(axis=1))[0][0]
+    lowest = min(translations[m][2] - sizes[m][2] // 2 for m in range(len(models)))
+    placed = np.zeros_like(area)
+    for m, voxels in enumerate(models):
+        assert all(1 <= s <= 256 for s in sizes[m])
+        t, s = translations[m], sizes[m]
+        u = voxels[:, 0].astype(int) + t[0] - s[0] // 2
+        v = voxels[:, 1].astype(int) + t[1] - s[1] // 2
+        w = voxels[:, 2].astype(int) + t[2] - s[2] // 2 - lowest + base
+        placed[w, depth - 1 - v, u] = voxels[:, 3]
+    written = placed != 0
+    np.testing.assert_array_equal(placed[written], area[written])
+    for face in (np.s_[:, 0], np.s_[:, -1], np.s_[:, :, 0], np.s_[:, :, -1]):
+        np.testing.assert_array_equal(placed[face], area[face])  # the cut faces, whole
+    ys = area.shape[0] - 1 - np.argmax(area[::-1] != 0, axis=0)  # every column's top block
+    k, i = np.indices(ys.shape)
+    np.testing.assert_array_equal(placed[ys, k, i], area[ys, k, i])
+
+
+def test_vox_export_read_back_by_two_readers(spawn_set):
+    area = _stored(spawn_set, *SPAWN)
+    sizes, models, translations, palette = _read_vox(spawn_set / "world.vox")
+    config = VoxelConfig(seed=0)
+    for block in range(1, len(NAMES)):
+        assert tuple(palette[block - 1, :3]) == config.palette[block][1]
+    _check_vox(area, sizes, models, translations)
+    vox = VoxParser(str(spawn_set / "world.vox")).parse()  # one model: py-vox-io reads it
+    assert len(vox.models) == len(models) == 1
+    read = np.array([(v.x, v.y, v.z, v.c) for v in vox.models[0].voxels], np.uint8)
+    np.testing.assert_array_equal(read, models[0])
+
+
+def test_vox_of_a_big_area_is_several_models_in_a_scene(tmp_path):
+    rng = np.random.default_rng(2)
+    blocks = np.zeros((300, 20, 270), np.uint8)
+    blocks[:290] = rng.integers(1, 4, size=(290, 20, 270))
+    blocks[100:200, 5:15, 10:260] = 0  # a cave: its walls show
+    models = vox_models(blocks)
+    assert len(models) == 4  # two across x, two up
+    write_vox(tmp_path / "big.vox", models, np.zeros((256, 4), np.uint8))
+    sizes, read, translations, _ = _read_vox(tmp_path / "big.vox")
+    assert len(translations) == len(read) == 4
+    _check_vox(blocks, sizes, read, translations)
+
+
+def test_vox_single_model_read_by_py_vox_io(tmp_path):
+    rng = np.random.default_rng(3)
+    blocks = np.zeros((20, 9, 7), np.uint8)
+    blocks[:8] = 1
+    blocks[8:12] = rng.integers(0, 5, size=(4, 9, 7))
+    models = vox_models(blocks)
+    assert len(models) == 1
+    palette = np.zeros((256, 4), np.uint8)
+    palette[:, 0] = np.arange(256)
+    write_vox(tmp_path / "a.vox", models, palette)
+    vox = VoxParser(str(tmp_path / "a.vox")).parse()
+    assert len(vox.models) == 1
+    model = vox.models[0]
+    (_, size, voxels) = models[0]
+    assert (model.size.x, model.size.y, model.size.z) == size
+    read = {(v.x, v.y, v.z): v.c for v in model.voxels}
+    assert read == {tuple(int(a) for a in v[:3]): int(v[3]) for v in voxels}
+    assert [c.r for c in vox.palette[:10]] == list(range(10))
+    # Every voxel is the block it stands for.
+    base = np.nonzero((blocks != 0).any(axis=(1, 2)))[0][0]
+    for (u, v, w), c in read.items():
+        assert blocks[w + base, blocks.shape[1] - 1 - v, u] == c
+
+
+def test_level_dat_is_gzipped_nbt(spawn_set):
+    raw = (spawn_set / "minecraft" / "level.dat").read_bytes()
+    assert raw[:2] == b"\x1f\x8b"
+    assert gzip.decompress(raw)[0] == 10  # a compound
+
+
+def test_export_errors_name_the_parameter(tmp_path):
+    bad = runner.invoke(app, ["world", "--out", str(tmp_path), "--export", "png"])
+    assert bad.exit_code != 0 and "export" in bad.output
