@@ -278,7 +278,16 @@ def voxel_config(data: dict[str, Any]):
     if unknown:
         raise ValueError(f"unknown block {', '.join(map(repr, unknown))} in [palette]")
     palette = tuple((name, tuple(colours.get(name, colour))) for name, colour in PALETTE)
+    if "world" in data:  # a [world] table: the world model, seeded by the file's seed
+        table = {"seed": data.get("seed", 0), **_table(data["world"], "world")}
+        data["world"] = _build(WorldConfig, table, "world")
     return _build(VoxelConfig, {**data, "palette": palette}, "world")
+
+
+def _table(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"[{where}] must be a table, got {value!r}")
+    return value
 
 
 def config_dict(config: MapConfig) -> dict[str, Any]:

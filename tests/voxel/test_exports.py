@@ -285,3 +285,30 @@ def test_level_dat_is_gzipped_nbt(spawn_set):
 def test_export_errors_name_the_parameter(tmp_path):
     bad = runner.invoke(app, ["world", "--out", str(tmp_path), "--export", "png"])
     assert bad.exit_code != 0 and "export" in bad.output
+
+
+def test_world_takes_a_world_preset_and_a_config_with_a_world_table(tmp_path):
+    from worldgen.config import preset
+    from worldgen.world import WorldConfig
+
+    classic = runner.invoke(app, ["world", "--out", str(tmp_path / "c"), "--preset", "classic"])
+    assert classic.exit_code == 1
+    assert "--preset classic" in classic.output and "continents, islands" in classic.output
+    assert not (tmp_path / "c" / "world.db").exists()
+    islands = WorldConfig(seed=4, **preset("islands")["world"])
+    args = ["--radius", "8", "--mesh-radius", "8", "--x", "0", "--z", "0"]
+    result = runner.invoke(
+        app, ["world", "--out", str(tmp_path / "i"), "--preset", "islands", "--seed", "4", *args]
+    )
+    assert result.exit_code == 0, result.output
+    with ChunkStore(tmp_path / "i" / "world.db", VoxelConfig(world=islands).key) as store:
+        assert len(store) > 0  # the store is of the islands world (else a key mismatch)
+    path = tmp_path / "w.toml"
+    path.write_text("seed = 3\ntrees = false\n[world]\ncontinent_size = 2048\n")
+    result = runner.invoke(
+        app, ["world", "--out", str(tmp_path / "f"), "--config", str(path), *args]
+    )
+    assert result.exit_code == 0, result.output
+    mine = VoxelConfig(trees=False, world=WorldConfig(seed=3, continent_size=2048))
+    with ChunkStore(tmp_path / "f" / "world.db", mine.key) as store:
+        assert len(store) > 0

@@ -6,7 +6,15 @@ import enum
 import pathlib
 from typing import Annotated
 
-from worldgen.cli._common import _USER_ERRORS, Opt, _fail, _progress, _written, app
+from worldgen.cli._common import (
+    _USER_ERRORS,
+    Opt,
+    PresetOption,
+    _fail,
+    _progress,
+    _written,
+    app,
+)
 
 
 class WorldTerrain(enum.StrEnum):
@@ -32,11 +40,12 @@ def world_command(
     config: Annotated[
         pathlib.Path | None,
         Opt(
-            help="TOML world config file; options given here override it "
-            "(`worldgen config --example world` prints one).",
+            help="TOML world config file, its world model in a [world] table; options given "
+            "here override it (`worldgen config --example world` prints one).",
             show_default="none",
         ),
     ] = None,
+    preset: PresetOption = None,
     seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
     x: Annotated[int | None, Opt(help="World x of the centre.", show_default="the spawn's")] = None,
     z: Annotated[int | None, Opt(help="World z of the centre.", show_default="the spawn's")] = None,
@@ -73,13 +82,17 @@ def world_command(
     ] = None,
 ) -> None:
     """Generate the voxel world around a point into a chunk store, then draw it: map, section, block mesh."""
-    from worldgen.config import load_toml, voxel_config
+    from worldgen.config import load_toml, merge, voxel_config
     from worldgen.voxel import write_world_set
 
     try:
         data = load_toml(config) if config is not None else {}
+        if preset is not None:
+            data = merge(_world_preset(preset.value), data)
         given = {"seed": seed, "caves": caves, "trees": trees, "rivers": rivers}
         given["terrain"] = None if terrain is None else terrain.value
+        if seed is not None and isinstance(data.get("world"), dict):
+            data["world"] = {**data["world"], "seed": seed}  # the option over the file's
         settings = voxel_config({**data, **{k: v for k, v in given.items() if v is not None}})
         with _progress() as bar:
             task = bar.add_task("chunks", total=None)
@@ -100,3 +113,15 @@ def world_command(
     except _USER_ERRORS as exc:
         raise _fail(exc) from None
     _written(written, out, f"seed {settings.seed}, {radius} blocks around {x}, {z}")
+
+
+def _world_preset(name: str) -> dict:
+    """The voxel config dict of a world preset (under a config file)."""
+    from worldgen.config import preset, preset_is_world
+
+    if not preset_is_world(name):
+        raise ValueError(
+            f"--preset {name} is the classic noise map, which has no voxel world; give a world "
+            "preset: continents, islands or archipelago"
+        )
+    return {"world": preset(name)["world"]}
