@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 
@@ -150,9 +151,14 @@ class VoxelConfig:
     @property
     def key(self) -> str:
         """A SHA-256 of what shapes the blocks (not the colours) and the
-        generator version."""
-        shape = {
-            "version": GENERATOR_VERSION,
-            **{k: v for k, v in dataclasses.asdict(self).items() if k != "palette"},
-        }  # the world's fields too
-        return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()
+        generator version (kept: stores and caches ask for it per chunk)."""
+        return _key(self, GENERATOR_VERSION)
+
+
+@functools.lru_cache(maxsize=64)
+def _key(config: VoxelConfig, version: int) -> str:
+    shape = {
+        "version": version,
+        **{k: v for k, v in dataclasses.asdict(config).items() if k != "palette"},
+    }  # the world's fields too
+    return hashlib.sha256(json.dumps(shape, sort_keys=True).encode()).hexdigest()

@@ -95,8 +95,9 @@ from worldgen.voxel._chunk import CHUNK, Chunk
 from worldgen.voxel._config import VoxelConfig
 from worldgen.voxel._rivers import NONE as NO_RIVER
 from worldgen.voxel._rivers import river_columns
+from worldgen.world._config import WorldConfig
 from worldgen.world._elevation import LAND_RAMP
-from worldgen.world._fields import world_fields
+from worldgen.world._fields import WorldFields, world_fields
 from worldgen.world._window import Window
 
 OCEAN, BEACH, PLAINS, FOREST, DESERT, TAIGA, SNOWY, MOUNTAINS = range(8)
@@ -195,7 +196,7 @@ def columns(
     only (the rest zero)."""
     window = Window(x0, z0, width, depth, step)
     full = names is None
-    fields = world_fields(config.world, window, climate=full)
+    fields = _world_fields(config.world, window, climate=full)
     land = np.clip(fields.continentalness / LAND_RAMP, 0.0, 1.0)
     mountains = np.maximum(fields.mountains, 0.0) * land * land * (3.0 - 2.0 * land)
     height = config.sea_level + fields.elevation
@@ -217,6 +218,48 @@ def columns(
         wx[None, :] + AQUIFER_WARP * field["aquifer warp x"],
         wz[:, None] + AQUIFER_WARP * field["aquifer warp z"],
     )
+
+
+# The world's fields are made for blocks of FIELD_BLOCK x FIELD_BLOCK
+# columns and FIELD_HALO more on every side, and kept: a chunk (with its
+# margin) lies inside the block of its corner, so the sixteen chunks of a
+# block share one call (its climate grids, continent tables and ranges are
+# made once, not per chunk). The world's fields are exact in any window, so
+# the crop is the same bytes as the chunk's own window.
+FIELD_BLOCK = 64
+FIELD_HALO = 8
+
+
+@functools.lru_cache(maxsize=64)
+def _block_fields(world: WorldConfig, bx: int, bz: int) -> WorldFields:
+    window = Window(
+        bx * FIELD_BLOCK - FIELD_HALO, bz * FIELD_BLOCK - FIELD_HALO,
+        FIELD_BLOCK + 2 * FIELD_HALO, FIELD_BLOCK + 2 * FIELD_HALO,
+    )  # fmt: skip
+    fields = world_fields(world, window)
+    for array in dataclasses.astuple(fields):
+        array.flags.writeable = False
+    return fields
+
+
+def _world_fields(world: WorldConfig, window: Window, *, climate: bool) -> WorldFields:
+    """:func:`world_fields` of ``window``: cut from its block's (see
+    :data:`FIELD_BLOCK`) when it fits in one, else made for it alone."""
+    bx = (window.x + FIELD_HALO) // FIELD_BLOCK
+    bz = (window.y + FIELD_HALO) // FIELD_BLOCK
+    x0, z0 = bx * FIELD_BLOCK - FIELD_HALO, bz * FIELD_BLOCK - FIELD_HALO
+    side = FIELD_BLOCK + 2 * FIELD_HALO
+    if (
+        window.step != 1
+        or window.x + window.width > x0 + side
+        or window.y + window.height > z0 + side
+    ):
+        return world_fields(world, window, climate=climate)
+    block = _block_fields(world, bx, bz)
+    cut = np.s_[
+        window.y - z0 : window.y - z0 + window.height, window.x - x0 : window.x - x0 + window.width
+    ]
+    return WorldFields(*(array[cut] for array in dataclasses.astuple(block)))
 
 
 def biomes(cols: Columns, surface: np.ndarray, sea_level: int) -> np.ndarray:

@@ -182,6 +182,17 @@ def chunk_tag(chunk: Chunk, biomes: np.ndarray):
     )
 
 
+def chunk_bytes(chunk: Chunk, biomes: np.ndarray) -> bytes:
+    """:func:`chunk_tag` as uncompressed NBT bytes, for a region file."""
+    import io
+
+    from nbtlib import File
+
+    buffer = io.BytesIO()
+    File(chunk_tag(chunk, biomes)).write(buffer)
+    return buffer.getvalue()
+
+
 def _state(name: str):
     from nbtlib import Compound, String
 

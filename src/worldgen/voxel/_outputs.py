@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import io
 import numbers
 import os
 import pathlib
@@ -24,7 +23,7 @@ from worldgen.voxel._chunk import CHUNK, Chunk, chunk_range
 from worldgen.voxel._config import VoxelConfig
 from worldgen.voxel._exports import square_chunks, surface_and_water, vox_models
 from worldgen.voxel._generator import generate_chunk
-from worldgen.voxel._minecraft import check_range, chunk_tag, level_tag
+from worldgen.voxel._minecraft import check_range, chunk_bytes, level_tag
 from worldgen.voxel._render import cross_section, top_down
 from worldgen.voxel._store import ChunkStore, World
 from worldgen.voxel._voxel_mesh import greedy_mesh, write_voxel_glb
@@ -203,8 +202,6 @@ def _export(world, config, out, x, z, radius, exports) -> list[pathlib.Path]:
 
 def _write_minecraft(config, folder, chunks, surface, water, x, z, radius) -> list[pathlib.Path]:
     """``level.dat`` and the region files of ``chunks`` in ``folder``."""
-    from nbtlib import File
-
     cx0 = min(c.cx for c in chunks)
     cz0 = min(c.cz for c in chunks)
     ncx = max(c.cx for c in chunks) - cx0 + 1
@@ -216,10 +213,10 @@ def _write_minecraft(config, folder, chunks, surface, water, x, z, radius) -> li
     regions: dict[tuple[int, int], dict[tuple[int, int], bytes]] = {}
     for chunk in chunks:
         i, k = 4 * (chunk.cx - cx0), 4 * (chunk.cz - cz0)
-        buffer = io.BytesIO()
-        File(chunk_tag(chunk, cells[k : k + 4, i : i + 4])).write(buffer)
         region = regions.setdefault((chunk.cx // REGION, chunk.cz // REGION), {})
-        region[(chunk.cx % REGION, chunk.cz % REGION)] = buffer.getvalue()
+        region[(chunk.cx % REGION, chunk.cz % REGION)] = chunk_bytes(
+            chunk, cells[k : k + 4, i : i + 4]
+        )
     now = int(time.time())
     written = [
         write_region(folder / "region" / region_name(rx, rz), region, timestamp=now)
