@@ -116,7 +116,7 @@ BAD = [
     ("/w/{key}/colour/3/1.5/0.png", 400, "tile x must be an integer"),
     ("/w/{key}/colour/z/0/0.png", 400, "tile z must be an integer"),
     ("/w/{key}/colour/3/0/99999999999999999999999999.png", 400, "tile y must be within"),
-    ("/w/{key}/voxel/12/0/0.png", 404, "tile z must be from 16 to 16"),
+    ("/w/{key}/voxel/11/0/0.png", 404, "tile z must be from 12 to 16"),
     ("/w/0123456789abcdef0123/colour/3/0/0.png", 404, "unknown world"),
     ("/w/nope/layers", 404, "unknown world"),
     ("/w/{key}/nope.json", 404, "unknown layer"),

@@ -277,3 +277,51 @@ def test_switching_preset_applies_its_parameters(page):
     assert not page.page.is_visible("input[name=continent_size]")
     assert page.state()["preset"] == "classic" and "continent_size" not in page.state()
     assert page.page.is_hidden("#error") and page.errors == []
+
+
+def _water(pixels: np.ndarray) -> np.ndarray:
+    """Water on either layer: blue over red and at least green (the water
+    bands and the voxel world's water and ice, shaded)."""
+    r, g, b = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    return (b > r + 30) & (b >= g)
+
+
+def test_colour_and_voxel_layers_show_one_coastline(page):
+    # The tile holding the spawn has the sea and land (tests/test_one_world.py).
+    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=16&layer=colour&pitch=0&bearing=0")
+    colour = page.map_pixels()
+    page.page.check("input[name=layer][value=voxel]")
+    page.page.wait_for_function(
+        "window.explorer.map.getLayoutProperty('voxel', 'visibility') === 'visible'"
+    )
+    page.wait()
+    voxel = page.map_pixels()
+    assert np.abs(voxel - colour).mean() > 5  # another picture
+    sea, wet = _water(colour), _water(voxel)
+    assert 0.05 < sea.mean() < 0.95
+    assert (sea == wet).mean() > 0.98
+    assert page.errors == []
+
+
+def test_voxel_layer_note_and_errors_that_clear_and_fit(page):
+    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=11&layer=colour")
+    assert page.page.is_hidden("#layer-note")
+    page.page.check("input[name=layer][value=voxel]")
+    page.page.wait_for_selector("#layer-note", state="visible")
+    assert "zoom 12" in page.page.text_content("#layer-note")
+    page.page.evaluate("window.explorer.map.jumpTo({zoom: 12.5})")
+    page.page.wait_for_selector("#layer-note", state="hidden")
+    page.wait()
+    assert shows_terrain(page.map_pixels())  # the voxel layer at zoom 12
+    # A long error stays inside the panel and clears when the layer changes.
+    page.page.evaluate(
+        "(() => { const e = document.getElementById('error');"
+        " e.hidden = false; e.textContent = 'map: ' + 'x'.repeat(3000); })()"
+    )
+    error = page.page.locator("#error").bounding_box()
+    panel = page.page.locator("#panel").bounding_box()
+    assert error["x"] + error["width"] <= panel["x"] + panel["width"]
+    assert error["height"] <= 0.5 * panel["height"]
+    page.page.check("input[name=layer][value=colour]")
+    page.page.wait_for_selector("#error", state="hidden")
+    assert page.errors == []

@@ -75,8 +75,8 @@ def test_unknown_layer_and_local_normalisation_are_refused():
         tile_image(CONFIG, "rivers", 3, 0, 0)
     with pytest.raises(ValueError, match="normalize='global' or 'none'"):
         tile_image(MapConfig(), "colour", 3, 0, 0)
-    with pytest.raises(ValueError, match="from 16 to 16"):
-        tile_image(CONFIG, "voxel", 15, 0, 0)
+    with pytest.raises(ValueError, match="from 12 to 16"):
+        tile_image(CONFIG, "voxel", 11, 0, 0)
 
 
 @settings(max_examples=15)
@@ -178,6 +178,41 @@ def test_neighbouring_tiles_meet_without_seams(config, layer, z):
     )
     np.testing.assert_array_equal(laid, block)
     assert block.shape[:2] == (2 * TILE, 2 * TILE)
+
+
+@pytest.mark.parametrize("z", [NATIVE_ZOOM, 12])
+def test_voxel_tiles_meet_at_every_zoom(z):
+    x, y = _tile_near(WORLD, z)
+    block = tile_image(WORLD, "voxel", z, x, y, tiles=2)
+    laid = np.concatenate(
+        [
+            np.concatenate([tile_image(WORLD, "voxel", z, x + i, y + j) for i in (0, 1)], axis=1)
+            for j in (0, 1)
+        ],
+        axis=0,
+    )
+    np.testing.assert_array_equal(laid, block)
+
+
+def test_voxel_tiles_have_the_maps_water_and_the_generators_trees():
+    """At zoom 16 a voxel tile is the voxel world's top blocks: water exactly
+    where the map has water, and leaves where the generator grows trees."""
+    from worldgen.voxel import VoxelConfig, generate_region
+    from worldgen.voxel._blocks import LEAVES
+    from worldgen.voxel._generator import surface_blocks
+    from worldgen.world import Window, spawn, world_fields
+
+    x, y = spawn(WORLD.world)
+    window = Window(x - 128, y - 128, 256, 256)
+    ids, top, depth, _ = surface_blocks(VoxelConfig(world=WORLD.world), window)
+    water = world_fields(WORLD.world, window, climate=False).water
+    assert water.any() and (~water).any()
+    np.testing.assert_array_equal(depth > 0, water)
+    config = VoxelConfig(world=WORLD.world, terrain="heightmap", caves=False, rivers=False)
+    blocks, heights = generate_region(config, x - 128, y - 128, 256, 256)
+    tops = np.take_along_axis(blocks, (heights - config.y_min)[None].astype(np.int64), axis=0)[0]
+    np.testing.assert_array_equal(tops == LEAVES, ids == LEAVES)
+    np.testing.assert_array_equal(np.where(depth > 0, config.sea_level, heights), top)
 
 
 def test_voxel_tiles_meet_and_show_the_world():

@@ -557,6 +557,37 @@ def _shore(surface, sea_level):
 
 
 @kernel
+def _tree_cells(x0, z0, width, depth):
+    # The first and last tree grid columns and rows whose crowns may reach
+    # the columns x0 <= x < x0 + width, z0 <= z < z0 + depth.
+    c0 = (x0 - CROWN) // TREE_CELL
+    c1 = (x0 + width - 1 + CROWN) // TREE_CELL
+    r0 = (z0 - CROWN) // TREE_CELL
+    r1 = (z0 + depth - 1 + CROWN) // TREE_CELL
+    return c0, c1, r0, r1
+
+
+@kernel
+def _tree(surface, biome, chance, c, r, x0, z0, margin, y_max, sea_level, key):
+    # The tree candidate of grid cell (c, r): its trunk's world x, z, its
+    # column in the fields (i, k), and its trunk's height, -1 where no tree
+    # grows (outside the fields, by chance of its biome, under the sea or
+    # too near the top of the world).
+    tx = c * TREE_CELL + 1 + int(_hash01(key, c, 1, r) * (TREE_CELL - 2))
+    tz = r * TREE_CELL + 1 + int(_hash01(key, c, 2, r) * (TREE_CELL - 2))
+    i = tx - x0 + margin
+    k = tz - z0 + margin
+    if i < 0 or k < 0 or i >= surface.shape[1] or k >= surface.shape[0]:
+        return tx, tz, 0, 0, -1
+    if _hash01(key, c, 3, r) >= chance[biome[k, i]]:
+        return tx, tz, i, k, -1
+    trunk = 4 + int(_hash01(key, c, 4, r) * 3)
+    if surface[k, i] < sea_level or surface[k, i] + trunk + 3 >= y_max:
+        return tx, tz, i, k, -1
+    return tx, tz, i, k, trunk
+
+
+@kernel
 def _trees(
     blocks, surface, biome, shore, grid, gx0, gz0, chance,
     x0, z0, margin, y_min, y_max, sea_level, key, caves,
@@ -565,26 +596,16 @@ def _trees(
     # trunks over them, so the result does not depend on the order of trees.
     depth, width = blocks.shape[1], blocks.shape[2]
     layers = np.empty((grid.shape[0], grid.shape[1]))
-    c0 = (x0 - CROWN) // TREE_CELL
-    c1 = (x0 + width - 1 + CROWN) // TREE_CELL
-    r0 = (z0 - CROWN) // TREE_CELL
-    r1 = (z0 + depth - 1 + CROWN) // TREE_CELL
+    c0, c1, r0, r1 = _tree_cells(x0, z0, width, depth)
     for stage in range(2):
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
-                tx = c * TREE_CELL + 1 + int(_hash01(key, c, 1, r) * (TREE_CELL - 2))
-                tz = r * TREE_CELL + 1 + int(_hash01(key, c, 2, r) * (TREE_CELL - 2))
-                i = tx - x0 + margin
-                k = tz - z0 + margin
-                if i < 0 or k < 0 or i >= surface.shape[1] or k >= surface.shape[0]:
-                    continue
-                b = biome[k, i]
-                if _hash01(key, c, 3, r) >= chance[b]:
+                tx, tz, i, k, trunk = _tree(
+                    surface, biome, chance, c, r, x0, z0, margin, y_max, sea_level, key
+                )
+                if trunk < 0:
                     continue
                 ground = surface[k, i]
-                trunk = 4 + int(_hash01(key, c, 4, r) * 3)
-                if ground < sea_level or ground + trunk + 3 >= y_max:
-                    continue
                 if caves:
                     reach = _reach(ground - y_min)
                     _column_layers(grid, 1, grid.shape[0], reach, gx0, gz0, tx, tz, layers)
@@ -705,3 +726,97 @@ def generate_chunk(config: VoxelConfig, cx: int, cz: int) -> Chunk:
     cz = check_int(cz, "cz", -(2**36), 2**36)
     blocks, heights = generate_region(config, CHUNK * cx, CHUNK * cz, CHUNK, CHUNK)
     return Chunk(cx, cz, blocks, heights)
+
+
+# ------------------------------------------------------------ seen from above
+
+# Columns a tree's crown covers, seen from above: a 5 x 5 square without
+# its corners.
+CROWN_CELLS = (2 * CROWN + 1) ** 2 - 4
+
+
+@kernel
+def _crowns(top, ids, surface, biome, chance, x0, z0, margin, y_max, sea_level, key):
+    # Leaves over every column a tree's crown covers, and their height, in
+    # top and ids (the window's columns; the fields carry ``margin`` more).
+    depth, width = top.shape
+    c0, c1, r0, r1 = _tree_cells(x0, z0, width, depth)
+    across = c1 - c0 + 1
+    for n in range((r1 - r0 + 1) * across):  # the tree cells, row by row
+        tx, tz, i, k, trunk = _tree(
+            surface, biome, chance, c0 + n % across, r0 + n // across, x0, z0, margin, y_max,
+            sea_level, key,
+        )  # fmt: skip
+        if trunk >= 0:
+            ground = surface[k, i]
+            for dz in range(-CROWN, CROWN + 1):
+                for dx in range(-CROWN, CROWN + 1):
+                    if abs(dx) == CROWN and abs(dz) == CROWN:
+                        continue
+                    ii = tx + dx - x0
+                    kk = tz + dz - z0
+                    # The crown's top two layers are 3 x 3, the two under them 5 x 5.
+                    leaf = ground + trunk + (1 if max(abs(dx), abs(dz)) < CROWN else -1)
+                    if 0 <= ii < width and 0 <= kk < depth and top[kk, ii] < leaf:
+                        top[kk, ii] = leaf
+                        ids[kk, ii] = LEAVES
+
+
+def surface_blocks(
+    config: VoxelConfig, window: Window
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The voxel world seen from above, straight from the world's fields:
+    per sample of ``window`` (x, z in world columns, any step), the block
+    on top, its height and the depth of water over the ground.
+
+    The ground is the height-map ground (the 3D relief, caves and river
+    beds left out): the height ``sea_level + elevation``, its top block by
+    the voxel biome as the generator lays it (sand on beaches and deserts,
+    snow in snowy land and on mountains above ``sea_level + 110``, stone on
+    lower mountains, grass elsewhere), water (ice where it is cold) where
+    the ground lies under the sea level, so the water is the map's exactly.
+    At step 1, trees: the crowns of the generator's trees (the same hashed
+    grid, biome chances and heights). At coarser steps a sample stands for
+    ``step x step`` columns and its land colour is mixed toward the leaves
+    by the share of ground the crowns of its biome cover on average.
+
+    Returns
+    -------
+    ids : uint8 (H, W)
+        Block ids.
+    top : int64 (H, W)
+        World y of that block.
+    depth : int64 (H, W)
+        Blocks of water over the ground (0 on land).
+    cover : float64 (H, W)
+        The share of the sample that tree crowns cover, 0 at step 1 (the
+        crowns are in ``ids``).
+    """
+    m = MARGIN if window.step == 1 else 0
+    grown = window.grown(m)
+    fields = world_fields(config.world, grown)
+    surface = np.floor(config.sea_level + fields.elevation)
+    surface = np.clip(surface, config.y_min + 8, config.y_max - 24).astype(np.int64)
+    sea = config.sea_level
+    biome = _FROM_WORLD[fields.biome]
+    biome[(biome == OCEAN) & (surface >= sea)] = BEACH
+    biome[surface < sea] = OCEAN
+    ids = np.full(surface.shape, GRASS, dtype=np.uint8)
+    ids[(biome == BEACH) | (biome == DESERT)] = SAND
+    ids[biome == SNOWY] = SNOW
+    ids[biome == MOUNTAINS] = np.where(surface[biome == MOUNTAINS] > sea + 110, SNOW, STONE)
+    under = surface < sea
+    ids[under] = np.where(fields.temperature[under] < 0.0, ICE, WATER)
+    top = np.where(under, sea, surface)
+    depth = np.where(under, sea - surface, 0)
+    inner = np.s_[m : m + window.height, m : m + window.width]
+    ids, top, depth = ids[inner].copy(), top[inner].copy(), depth[inner]
+    cover = np.zeros(ids.shape)
+    if config.trees and window.step == 1:
+        key = np.uint64(derive_seed(config.seed, 0x424C4F43))
+        _crowns(
+            top, ids, surface, biome, TREE_CHANCE, window.x, window.y, m, config.y_max, sea, key
+        )
+    elif config.trees:
+        cover = np.where(under[inner], 0.0, TREE_CHANCE[biome[inner]] * CROWN_CELLS / TREE_CELL**2)
+    return ids, top, depth, cover

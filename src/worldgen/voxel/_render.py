@@ -189,6 +189,59 @@ def top_down(blocks: np.ndarray, *, y_min: int = -64, sea_level: int = 62) -> np
     return image
 
 
+@kernel
+def _view_colours(ids, heights, depth, cover, shade, colours, leaves, sea_level, out):
+    # top_down's colouring, pixel by pixel: the top block's colour (mixed
+    # toward the leaves by the crown cover), water darkened by its depth,
+    # land tinted by its height and hillshaded.
+    nz, nx = ids.shape
+    for k in range(nz):
+        for i in range(nx):
+            d = depth[k, i]
+            t = ELEVATION_TINT * min(max((heights[k, i] - sea_level) / RELIEF, -1.0), 1.0)
+            f = WATER_FLOOR + (1.0 - WATER_FLOOR) * np.exp(-(max(d, 1) - 1) / WATER_DEPTH_SCALE)
+            light = 1.0 - SHADE_STRENGTH + SHADE_STRENGTH * shade[k, i]
+            for c in range(3):
+                v = colours[ids[k, i], c] + cover[k, i] * (leaves[c] - colours[ids[k, i], c])
+                if d > 0:
+                    out[k, i, c] = np.uint8(np.rint(v * f))
+                else:
+                    v = v + t * (255.0 - v) if t > 0.0 else v * (1.0 + t)
+                    out[k, i, c] = np.uint8(np.rint(np.rint(v) * light))
+
+
+def surface_view(config, window) -> np.ndarray:
+    """The voxel world of ``config`` seen from above over ``window`` (world
+    columns x, z and a step), from the world's fields at that level of
+    detail rather than from blocks: the top blocks of
+    :func:`~worldgen.voxel._generator.surface_blocks` in the colours,
+    height tint, hillshade and water depth of :func:`top_down`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (H, W, 3), uint8
+
+    Examples
+    --------
+    >>> from worldgen.voxel import VoxelConfig
+    >>> from worldgen.world import Window
+    >>> surface_view(VoxelConfig(seed=1), Window(0, 0, 8, 4)).shape
+    (4, 8, 3)
+    """
+    from worldgen.voxel._blocks import LEAVES
+    from worldgen.voxel._generator import surface_blocks
+
+    ids, top, depth, cover = surface_blocks(config, window.grown(1))
+    heights = top.astype(np.float64)
+    shade = hillshade(heights, cell_size=float(window.step))
+    colours = COLOURS.astype(np.float64)
+    out = np.empty((*ids.shape, 3), dtype=np.uint8)
+    _view_colours(
+        ids, heights, depth, cover, shade, colours, colours[LEAVES], config.sea_level, out
+    )
+    return out[1:-1, 1:-1]
+
+
 def cross_section(blocks: np.ndarray, z: int, *, y_min: int = -64) -> np.ndarray:
     """A vertical slice of a region along x, with caves made visible.
 

@@ -20,7 +20,7 @@ import numpy as np
 from worldgen.products._maps import MapConfig, make_layers
 from worldgen.products._pictures import BIOME_SHADE, relief_shade, shaded_colour
 from worldgen.products._shading import apply_shade, colour_ramp
-from worldgen.web._tiles import HALF, NATIVE_ZOOM, check_tile, tile_step, tile_window
+from worldgen.web._tiles import HALF, check_tile, tile_step, tile_window
 from worldgen.world._window import Window
 
 
@@ -34,8 +34,9 @@ class Layer:
     encoding: str | None = None
 
 
-VOXEL_ZOOM = NATIVE_ZOOM
-"""The voxel layer's first zoom (a pixel is a column there)."""
+VOXEL_ZOOM = 12
+"""The voxel layer's first zoom (a pixel is 16 x 16 columns there, one at
+zoom 16)."""
 
 LAYERS = {
     layer.name: layer
@@ -51,7 +52,11 @@ LAYERS = {
         Layer("hillshade", "Relief shading, lit from the north-west at 45 degrees"),
         Layer("temperature", "Temperature at the surface, -20 (blue) to 35 degrees C (red)"),
         Layer("rainfall", "Rainfall, 0 (ochre) to 3000 mm a year (blue); the sea dark"),
-        Layer("voxel", "The voxel world seen from above (one column per pixel)", VOXEL_ZOOM),
+        Layer(
+            "voxel",
+            "The voxel world seen from above, its top blocks and trees (from zoom 12)",
+            VOXEL_ZOOM,
+        ),
     )
 }
 """The layers served, by name."""
@@ -190,14 +195,11 @@ def voxel_config(config: MapConfig):
 
 
 def _voxel_tiles(config: MapConfig, z: int, x: int, y: int, n: int) -> np.ndarray:
-    from worldgen.voxel import generate_region, top_down
+    from worldgen.voxel._render import surface_view
 
-    world = voxel_config(config)
     ox, oy = config.origin
-    w = tile_window(z, x, y, origin=config.origin, halo=1, tiles=n)
-    blocks, _ = generate_region(world, w.x - ox, w.y - oy, w.width, w.height)
-    image = top_down(blocks, y_min=world.y_min, sea_level=world.sea_level)
-    return image[1:-1, 1:-1]
+    w = tile_window(z, x, y, origin=config.origin, tiles=n)
+    return surface_view(voxel_config(config), Window(w.x - ox, w.y - oy, w.width, w.height, w.step))
 
 
 def tile_image(

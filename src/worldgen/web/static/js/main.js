@@ -43,6 +43,17 @@ async function changeWorld(params) {
   }
 }
 
+// A layer that starts at a deeper zoom (the voxel layer) says so below the
+// layer switcher while the view is shallower.
+function updateLayerNote() {
+  const map = explorer.map;
+  const doc = explorer.world && explorer.world.layers.find((l) => l.name === state.view.layer);
+  const note = $('layer-note');
+  const below = Boolean(map && doc && map.getZoom() < doc.minzoom);
+  note.hidden = !below;
+  note.textContent = below ? `The ${doc.name} layer shows from zoom ${doc.minzoom}: zoom in.` : '';
+}
+
 function setTerrain(on) {
   state.view.terrain = on ? 1 : 0;
   const map = explorer.map;
@@ -188,7 +199,12 @@ async function start() {
   $('terrain3d').checked = Boolean(state.view.terrain);
   const map = createMap($('map'), world.layers, state.view);
   explorer.map = map;
-  map.on('moveend', save);
+  map.on('moveend', () => {
+    save();
+    showError('');  // a tile error belongs to the view it happened in
+    updateLayerNote();
+  });
+  map.on('zoom', updateLayerNote);
   map.on('error', (event) => {
     explorer.tileErrors += 1;
     showError(`map: ${event.error && event.error.message}`);
@@ -197,6 +213,7 @@ async function start() {
     if (state.view.terrain) map.setTerrain({ source: 'dem', exaggeration: EXAGGERATION });
     explorer.ready = true;
     save();
+    updateLayerNote();
   });
   onPanelChange(form, changeWorld);
   $('layers').addEventListener('change', (event) => {
@@ -205,6 +222,8 @@ async function start() {
     }
     state.view.layer = event.target.value;
     save();
+    showError('');
+    updateLayerNote();
   });
   $('terrain3d').addEventListener('change', (event) => setTerrain(event.target.checked));
   $('export').addEventListener('click', exportView);

@@ -1,0 +1,92 @@
+"""The explorer's voxel layer against its colour layer: CPU time of a cold
+tile of each, by zoom, and their ratio paired round by round.
+
+A voxel tile is the voxel world seen from above, made from the world's
+fields at the tile's level of detail (top blocks, water depth, tree crowns
+at zoom 16, tree cover below); a colour tile is the map's height bands,
+hillshaded. Each round makes one tile of each layer at each zoom, at a new
+place around the spawn of the default world (`continents`, seed 0), cold
+(the world model's per-position caches cleared first), timed by the
+thread's CPU time on one thread. The goal: a voxel tile in no more than
+three times a colour tile's time.
+
+    python benchmarks/bench_voxel_tiles.py --rounds 9 --write benchmarks/RESULTS.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import numba
+
+from _report import header, write_section
+from worldgen.web import build_config, tile_image
+from worldgen.web._tiles import HALF, NATIVE_ZOOM, TILE
+from worldgen.world import _lod, spawn
+
+ZOOMS = (12, 14, 16)
+LAYERS = ("colour", "voxel")
+
+
+def _cold(config, layer: str, z: int, x: int, y: int) -> float:
+    _lod._coarse_axis.cache_clear()
+    start = time.thread_time()
+    tile_image(config, layer, z, x, y)
+    return (time.thread_time() - start) * 1e3
+
+
+def _spread(values: list[float], digits: int = 1) -> str:
+    return (
+        f"{statistics.median(values):.{digits}f} "
+        f"({min(values):.{digits}f}-{max(values):.{digits}f})"
+    )
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--write", help="RESULTS.md to update")
+    args = parser.parse_args(argv)
+    numba.set_num_threads(1)
+    config = build_config({}, {"preset": "continents", "seed": 0})
+    x0, y0 = spawn(config.world)
+    times = {(z, layer): [] for z in ZOOMS for layer in LAYERS}
+    ratios = {z: [] for z in ZOOMS}
+    for z in ZOOMS:  # compile
+        for layer in LAYERS:
+            tile_image(config, layer, z, 0, 0)
+    for r in range(args.rounds):
+        for z in ZOOMS:
+            step = TILE * 2 ** (NATIVE_ZOOM - z)
+            tile = ((x0 + HALF) // step + r % 3 - 1, (y0 + HALF) // step + r // 3 - 1)
+            order = LAYERS if r % 2 == 0 else LAYERS[::-1]
+            for layer in order:
+                times[z, layer].append(_cold(config, layer, z, *tile))
+            ratios[z].append(times[z, "voxel"][-1] / times[z, "colour"][-1])
+    lines = header(f"python benchmarks/bench_voxel_tiles.py --rounds {args.rounds}")
+    lines += [
+        f"Cold tiles of the default world around its spawn, one thread, CPU ms per tile "
+        f"over {args.rounds} rounds (median, min-max); the two layers alternate in order "
+        "and each round moves to another tile. The ratio is voxel / colour within a round "
+        "(goal: at most 3).",
+        "",
+        "| zoom | colour ms | voxel ms | voxel / colour |",
+        "|---|---|---|---|",
+    ]
+    for z in ZOOMS:
+        lines.append(
+            f"| {z} | {_spread(times[z, 'colour'])} | {_spread(times[z, 'voxel'])} "
+            f"| {_spread(ratios[z], 2)} |"
+        )
+    text = "## Explorer voxel tiles (bench_voxel_tiles.py)\n\n" + "\n".join(lines)
+    print(text)
+    if args.write:
+        write_section(args.write, "voxel_tiles", text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
