@@ -17,13 +17,15 @@ from worldgen.voxel._blocks import (
     ICE,
     LAVA,
     LEAVES,
+    SAND,
     SNOW,
     SOLID,
+    STONE,
     WATER,
     WOOD,
 )
 from worldgen.voxel._config import GENERATOR_VERSION, VoxelConfig
-from worldgen.voxel._generator import GRID_CELL, generate_region, lattice_shift
+from worldgen.voxel._generator import GRID_CELL, STEEP, generate_region, lattice_shift
 from worldgen.voxel._store import ChunkStore, StoreMismatchError
 from worldgen.world import Window, elevation, spawn, world_fields
 
@@ -103,7 +105,34 @@ def test_frozen_hash_of_a_5x5_chunk_region():
     assert hash_5x5(CONFIG) == FROZEN_5X5
 
 
+# Version 5 laid bare stone on steep slopes; these chunks around the spawn
+# hold none, so their digest is version 4's (the store key changed).
 FROZEN_5X5 = "bbac30c39bae5054acf2c85ff1e173b3f15103e32da3aec31e5414f7e45ceb0b"
+
+
+def test_steep_slopes_are_bare_stone():
+    """In the highest land near the spawn, every land column whose top is
+    STEEP or more blocks from a neighbour's is stone (or sand, or snow on
+    the high mountains), and the gentle ones keep their grass."""
+    x, z = max(
+        ((X0 + dx, Z0 + dz) for dx in range(-4000, 4001, 500) for dz in range(-4000, 4001, 500)),
+        key=lambda p: elevation(CONFIG.world, Window(p[0], p[1], 8, 8, 8)).max(),
+    )
+    config = VoxelConfig(seed=3, caves=False, trees=False, rivers=False)  # 3D: cliffs
+    blocks, heights = generate_region(config, x, z, 64, 64)
+    tops = np.take_along_axis(blocks, (heights - config.y_min)[None].astype(np.int64), axis=0)[0]
+    h = heights.astype(int)
+    rise = np.zeros(h.shape, dtype=int)
+    for axis in (0, 1):
+        step = np.abs(np.diff(h, axis=axis))
+        rise = np.maximum(rise, np.pad(step, [(1, 0) if a == axis else (0, 0) for a in (0, 1)]))
+        rise = np.maximum(rise, np.pad(step, [(0, 1) if a == axis else (0, 0) for a in (0, 1)]))
+    inner = np.s_[1:-1, 1:-1]  # the edge columns' neighbours lie outside
+    land = heights[inner] > config.sea_level
+    steep = land & (rise[inner] >= STEEP)
+    assert steep.sum() >= 20
+    assert np.isin(tops[inner][steep], [STONE, SAND, SNOW]).all()
+    assert (tops[inner][land & (rise[inner] < 2)] == GRASS).any()
 
 
 def test_order_and_threads_do_not_matter():
@@ -290,13 +319,13 @@ def test_bad_world_config(kwargs, message):
         VoxelConfig(**kwargs)
 
 
-@pytest.mark.parametrize("old", [1, 2, 3])
+@pytest.mark.parametrize("old", [1, 2, 3, 4])
 def test_a_store_of_an_older_generator_version_is_refused(tmp_path, monkeypatch, old):
     config = VoxelConfig(seed=3)
     monkeypatch.setattr(_config, "GENERATOR_VERSION", old)
     old_key = config.key
     monkeypatch.undo()
-    assert GENERATOR_VERSION == 4 and old_key != config.key
+    assert GENERATOR_VERSION == 5 and old_key != config.key
     ChunkStore(tmp_path / "world.db", old_key).close()
     with pytest.raises(StoreMismatchError):
         ChunkStore(tmp_path / "world.db", config.key)

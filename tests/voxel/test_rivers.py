@@ -41,7 +41,9 @@ def test_chunks_made_alone_equal_the_region(chunks):
     assert digest == FROZEN_RIVER_REGION
 
 
-FROZEN_RIVER_REGION = "cdd9a622f03a0b6a3a41b9594edaa146ad5e6750067a22f2f179bb7eaea5d7cb"
+# Generator version 5 (bare stone on steep slopes: the river banks here
+# have some) changed these blocks; version 4's digest was cdd9a622f03a....
+FROZEN_RIVER_REGION = "c0de156fbf5115ed06363b0e3134eb61e19d7834792297060bc66c3e694bca50"
 
 
 def test_river_beds_hold_water_on_a_solid_bed(chunks):

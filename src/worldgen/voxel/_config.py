@@ -15,7 +15,7 @@ from worldgen.world._config import WorldConfig
 
 # Bumped whenever generation changes what a config makes, so that stores
 # made by an older generator are never mixed with new chunks.
-GENERATOR_VERSION = 4
+GENERATOR_VERSION = 5
 
 TERRAINS = ("3d", "heightmap")
 

@@ -24,7 +24,9 @@ any order, on any thread, are the same bytes.
 - **Biomes.** The world's biome of each column (from its temperature and
   rainfall) picks ocean, beach, plains, forest, desert, taiga, snowy or
   mountains; each has its surface blocks, laid on the top of every run of
-  solid blocks (so the floor under an overhang is grassed too).
+  solid blocks (so the floor under an overhang is grassed too), but for
+  steep slopes (a column :data:`STEEP` blocks or more above or below a
+  neighbour), which are bare stone unless sandy.
 - **Caves** after the same generator's three kinds: *cheese* caverns where
   a fractal noise is high (from 12 blocks under the surface down),
   *spaghetti* tunnels where two noises are both near zero, and thin
@@ -107,6 +109,9 @@ TREE_CHANCE = np.array([0.0, 0.0, 0.12, 0.85, 0.0, 0.7, 0.15, 0.0])
 TREE_CELL = 8
 CROWN = 2  # crown radius in blocks
 MARGIN = CROWN + 1  # columns beyond a region that its trees may stand on
+# A land column whose surface differs from a neighbour's by STEEP blocks or
+# more is a steep slope: bare stone (not grass, dirt or snow; sand stays).
+STEEP = 3
 GRID_CELL = (4, 8, 4)  # x, y, z: the coarse grid of the 3D noises
 
 # Column fields: (tag, blocks per lattice cell, octaves).
@@ -455,8 +460,8 @@ def _aquifers(warped_x, warped_z, key, y_min, sea_level):
 
 @kernel
 def _fill(
-    blocks, surface, height, relief, biome, cold, shore, level, fluid, wall, river, cap,
-    grid, gx0, gz0, x0, z0, margin, y_min, y_max, sea_level, key, three_d, caves, ores,
+    blocks, surface, height, relief, biome, cold, shore, steep, level, fluid, wall, river,
+    cap, grid, gx0, gz0, x0, z0, margin, y_min, y_max, sea_level, key, three_d, caves, ores,
 ):  # fmt: skip
     # Terrain, caves, aquifers, ores, bedrock and water for every column of
     # blocks (Y, Z, X), top down; the column fields carry ``margin`` extra
@@ -505,6 +510,8 @@ def _fill(
                     elif b == MOUNTAINS:
                         if below == 0 and run_top > sea_level + 110:
                             block = SNOW
+                    elif steep[kk, ii]:
+                        pass  # bare rock on a steep slope
                     elif below == 0:
                         block = SNOW if b == SNOWY else GRASS
                     elif below < 4:
@@ -538,6 +545,17 @@ def _fill(
                         block = WATER  # a river (water_top is NO_RIVER elsewhere)
                 blocks[j, k, i] = block
                 above = block
+
+
+def _steep(surface: np.ndarray, rise: int) -> np.ndarray:
+    """Columns whose surface differs from a 4-neighbour's by ``rise`` or
+    more (beyond the edges, the edge columns themselves)."""
+    s = np.pad(surface, 1, mode="edge")
+    centre = s[1:-1, 1:-1]
+    out = np.zeros(surface.shape, dtype=np.bool_)
+    for near in (s[:-2, 1:-1], s[2:, 1:-1], s[1:-1, :-2], s[1:-1, 2:]):
+        out |= np.abs(near - centre) >= rise
+    return out
 
 
 @kernel
@@ -696,6 +714,7 @@ def generate_region(
     biome[(river != NO_RIVER) & (surface >= config.sea_level - 1)] = BEACH  # sandy beds
     cold = cols.temperature < 0.0
     shore = _shore(surface, config.sea_level) | cut  # no cave breaks into a river
+    steep = _steep(surface, STEEP)
     if config.caves and config.aquifers:
         aquifer_key = np.uint64(derive_seed(config.seed, 0x41515546))
         level, fluid, wall = _aquifers(
@@ -708,7 +727,7 @@ def generate_region(
     key = np.uint64(derive_seed(config.seed, 0x424C4F43))
     blocks = np.empty((config.height, depth, width), dtype=np.uint8)
     _fill(
-        blocks, surface, cols.height, cols.relief, biome, cold, shore, level, fluid, wall,
+        blocks, surface, cols.height, cols.relief, biome, cold, shore, steep, level, fluid, wall,
         river, cap, grid, gx0, gz0, x0, z0, m, config.y_min, config.y_max, config.sea_level,
         key, three_d, config.caves, config.ores,
     )  # fmt: skip
@@ -773,7 +792,8 @@ def surface_blocks(
     beds left out): the height ``sea_level + elevation``, its top block by
     the voxel biome as the generator lays it (sand on beaches and deserts,
     snow in snowy land and on mountains above ``sea_level + 110``, stone on
-    lower mountains, grass elsewhere), water (ice where it is cold) where
+    lower mountains and on steep slopes (:data:`STEEP` blocks to a
+    neighbour, ``STEEP * step`` at coarser steps), grass elsewhere), water (ice where it is cold) where
     the ground lies under the sea level, so the water is the map's exactly.
     At step 1, trees: the crowns of the generator's trees (the same hashed
     grid, biome chances and heights). At coarser steps a sample stands for
@@ -804,6 +824,7 @@ def surface_blocks(
     ids = np.full(surface.shape, GRASS, dtype=np.uint8)
     ids[(biome == BEACH) | (biome == DESERT)] = SAND
     ids[biome == SNOWY] = SNOW
+    ids[_steep(surface, STEEP * window.step) & (biome != BEACH) & (biome != DESERT)] = STONE
     ids[biome == MOUNTAINS] = np.where(surface[biome == MOUNTAINS] > sea + 110, SNOW, STONE)
     under = surface < sea
     ids[under] = np.where(fields.temperature[under] < 0.0, ICE, WATER)
