@@ -46,13 +46,13 @@ def _spread(values: list[float], digits: int = 1) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--write", help="RESULTS.md to update")
-    args = parser.parse_args(argv)
     numba.set_num_threads(1)
     config = build_config({}, {"preset": "continents", "seed": 0})
     x0, y0 = spawn(config.world)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=9, help="rounds of tiles")
+    parser.add_argument("--write", metavar="RESULTS.md", help="the results file to update")
+    args = parser.parse_args(argv)
     times = {(z, layer): [] for z in ZOOMS for layer in LAYERS}
     ratios = {z: [] for z in ZOOMS}
     for z in ZOOMS:  # compile
@@ -75,16 +75,16 @@ def main(argv=None) -> int:
         "",
         "| zoom | colour ms | voxel ms | voxel / colour |",
         "|---|---|---|---|",
-    ]
-    for z in ZOOMS:
-        lines.append(
+        *(
             f"| {z} | {_spread(times[z, 'colour'])} | {_spread(times[z, 'voxel'])} "
             f"| {_spread(ratios[z], 2)} |"
-        )
+            for z in ZOOMS
+        ),
+    ]
     text = "## Explorer voxel tiles (bench_voxel_tiles.py)\n\n" + "\n".join(lines)
-    print(text)
     if args.write:
         write_section(args.write, "voxel_tiles", text)
+    print(text)
     return 0
 
 
