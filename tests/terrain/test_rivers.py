@@ -534,12 +534,17 @@ def test_draw_rivers_bad_input():
 def test_flat_fill_is_the_classic_flood_byte_for_byte(heights, data):
     # The flat fill's own kernel (pits from a queue, slopes climbed, fewer
     # cells through the heap) against the priority flood that also serves
-    # epsilon > 0: the same bytes, with and without outlets.
+    # epsilon > 0: the same bytes, with and without outlets. Maps holding
+    # both 0.0 and -0.0 are left to the classic flood by fill_depressions
+    # (which zero a flat fill copies depends on its order): the public
+    # function gives the classic bytes for every map.
     outlets = data.draw(st.one_of(st.none(), hnp.arrays(np.bool_, heights.shape)))
     sinks = np.zeros((0, 0), bool) if outlets is None else outlets
-    fast = _rivers._flat_fill_kernel(heights, D8_OFFSETS, sinks)
     classic = _rivers._priority_flood_kernel(heights, 0.0, D8_OFFSETS, sinks)
-    assert fast.tobytes() == classic.tobytes()
+    assert fill_depressions(heights, outlets=outlets).tobytes() == classic.tobytes()
+    if not _rivers._mixed_zeros(heights):
+        fast = _rivers._flat_fill_kernel(heights, D8_OFFSETS, sinks)
+        assert fast.tobytes() == classic.tobytes()
 
 
 def test_a_fill_of_both_zeros_keeps_the_classic_bytes():
