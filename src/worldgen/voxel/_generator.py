@@ -100,6 +100,7 @@ from worldgen.voxel._rivers import river_columns
 from worldgen.world._config import WorldConfig
 from worldgen.world._elevation import LAND_RAMP
 from worldgen.world._fields import WorldFields, world_fields
+from worldgen.world._hash import uniform3
 from worldgen.world._window import Window
 
 OCEAN, BEACH, PLAINS, FOREST, DESERT, TAIGA, SNOWY, MOUNTAINS = range(8)
@@ -305,19 +306,6 @@ def _grid(config: VoxelConfig, x0: int, z0: int, width: int, depth: int):
 
 
 @kernel
-def _hash01(key, x, y, z):
-    # A uniform double in [0, 1) from (key, x, y, z): SplitMix64 mixing.
-    h = key
-    for v in (x, y, z):
-        h = (h ^ np.uint64(v & 0xFFFFFFFF)) * np.uint64(0x9E3779B97F4A7C15)
-        h ^= h >> np.uint64(29)
-    h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    h ^= h >> np.uint64(31)
-    return np.float64(h >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@kernel
 def _column_layers(grid, first, stop, layers, gx0, gz0, x, z, out):
     # Grid fields first..stop-1 at column (x, z), one value per grid layer
     # below ``layers``: bilinear in x then z, into out (F, Y).
@@ -412,11 +400,11 @@ def _cave(layers, y, y_min, surface, shore):
 @kernel
 def _aquifer_centre(key, c, r, y_min, sea_level):
     # Jittered centre (x, z), fluid level and fluid of aquifer cell (c, r).
-    px = (c + 0.15 + 0.7 * _hash01(key, c, 1, r)) * AQUIFER_CELL
-    pz = (r + 0.15 + 0.7 * _hash01(key, c, 2, r)) * AQUIFER_CELL
-    if _hash01(key, c, 3, r) < AQUIFER_DRY:
+    px = (c + 0.15 + 0.7 * uniform3(key, c, 1, r)) * AQUIFER_CELL
+    pz = (r + 0.15 + 0.7 * uniform3(key, c, 2, r)) * AQUIFER_CELL
+    if uniform3(key, c, 3, r) < AQUIFER_DRY:
         return px, pz, y_min - 1, AIR
-    level = y_min + 6 + int(_hash01(key, c, 4, r) * (sea_level - 8 - y_min - 6))
+    level = y_min + 6 + int(uniform3(key, c, 4, r) * (sea_level - 8 - y_min - 6))
     return px, pz, level, (LAVA if level < y_min + LAVA_BELOW else WATER)
 
 
@@ -517,7 +505,7 @@ def _fill(
                     elif below < 4:
                         block = DIRT
                     if block == STONE and ores:
-                        p = _hash01(key, x, y, z)
+                        p = uniform3(key, x, y, z)
                         if y <= 128 and p < 0.012:
                             block = COAL
                         elif -32 <= y <= 64 and p < 0.020:
@@ -534,7 +522,7 @@ def _fill(
                         elif above != WATER and above != LAVA and above != ICE:
                             block = AIR  # else a roof under the fluid
                     if y <= y_min + 4 and (
-                        y == y_min or _hash01(key, x, y, -z - 1) < (y_min + 5 - y) / 5.0
+                        y == y_min or uniform3(key, x, y, -z - 1) < (y_min + 5 - y) / 5.0
                     ):
                         block = BEDROCK
                 else:
@@ -591,15 +579,15 @@ def _tree(surface, biome, chance, c, r, x0, z0, margin, y_max, sea_level, key):
     # column in the fields (i, k), and its trunk's height, -1 where no tree
     # grows (outside the fields, by chance of its biome, under the sea or
     # too near the top of the world).
-    tx = c * TREE_CELL + 1 + int(_hash01(key, c, 1, r) * (TREE_CELL - 2))
-    tz = r * TREE_CELL + 1 + int(_hash01(key, c, 2, r) * (TREE_CELL - 2))
+    tx = c * TREE_CELL + 1 + int(uniform3(key, c, 1, r) * (TREE_CELL - 2))
+    tz = r * TREE_CELL + 1 + int(uniform3(key, c, 2, r) * (TREE_CELL - 2))
     i = tx - x0 + margin
     k = tz - z0 + margin
     if i < 0 or k < 0 or i >= surface.shape[1] or k >= surface.shape[0]:
         return tx, tz, 0, 0, -1
-    if _hash01(key, c, 3, r) >= chance[biome[k, i]]:
+    if uniform3(key, c, 3, r) >= chance[biome[k, i]]:
         return tx, tz, i, k, -1
-    trunk = 4 + int(_hash01(key, c, 4, r) * 3)
+    trunk = 4 + int(uniform3(key, c, 4, r) * 3)
     if surface[k, i] < sea_level or surface[k, i] + trunk + 3 >= y_max:
         return tx, tz, i, k, -1
     return tx, tz, i, k, trunk
