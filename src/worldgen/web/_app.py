@@ -236,6 +236,8 @@ class Explorer:
         stop=event)`` (it raises once ``event`` is set)."""
         work = self._pending.get(key)
         if work is None:
+            if request is not None and await request.is_disconnected():
+                raise Gone  # its client left before the work began: never start it
             if self.inflight >= self.max_inflight:
                 raise ClientError(503, "server busy: too many tiles in the making; retry soon")
             self.inflight += 1
