@@ -327,8 +327,9 @@ CLASS_TABLES = 4
 SHORT_RUN = 4
 
 # Below this mean run length, and when rows change lattice row less often
-# than this, rows are built from per-lattice-row data (perlin2_rows_lattice).
-LATTICE_RUN = 8
+# than this, rows are built from per-lattice-row terms (perlin2_rows_terms).
+# (With longer runs the per-run constants of perlin2_row read less memory.)
+LATTICE_RUN = 12
 LATTICE_ROWS = 0.75
 
 
@@ -617,22 +618,6 @@ def perlin2_row_classes(classes, table, low, high, v, out):
 
 
 @kernel
-def lattice_row2(p, ax, cell, out):
-    """The 2D hashes (``& 7``) of every sample's two x corners on lattice
-    row ``cell``: ``out[0, i] = h(x0_i, cell)``, ``out[1, i] = h(x1_i, cell)``.
-    A lattice row is the high side of one row of cells and the low side of
-    the next, so it is hashed once for both."""
-    a0s = ax[0]
-    a1s = ax[1]
-    low = out[0]
-    high = out[1]
-    seven = np.uint64(7)
-    for i in range(low.size):
-        low[i] = p[a0s[i] + cell] & seven
-        high[i] = p[a1s[i] + cell] & seven
-
-
-@kernel
 def _slope2(h, side):
     # _K2[side, h] as arithmetic, so that a loop over samples vectorises.
     zero = -0.0 if side == 0 else 0.0
@@ -646,36 +631,6 @@ def _sign2(h, side):
     if h < 4:
         return 1.0 - 2.0 * np.float64((h >> 1) & 1)
     return zero if h < 6 else 1.0 - 2.0 * np.float64(h & 1)
-
-
-@kernel
-def perlin2_row_lattice(low, high, fx, fy, fym, v, out):
-    """``out[i] = perlin2(x[i], y)`` from the hashes (:func:`lattice_row2`)
-    of the row's low and high lattice rows: gradients by arithmetic on the
-    hash, no table look-ups, so the loop vectorises; the operations of
-    :func:`_blend2`, in its order."""
-    h0s = low[0]
-    h1s = low[1]
-    m0s = high[0]
-    m1s = high[1]
-    frac0 = fx[0]
-    frac1 = fx[1]
-    fades = fx[2]
-    for i in range(out.size):
-        h00 = np.int64(h0s[i])
-        h10 = np.int64(h1s[i])
-        h01 = np.int64(m0s[i])
-        h11 = np.int64(m1s[i])
-        x0 = frac0[i]
-        x1 = frac1[i]
-        g00 = _sign2(h00, 0) * fy + _slope2(h00, 0) * x0
-        g10 = _sign2(h10, 0) * fy + _slope2(h10, 1) * x1
-        g01 = _sign2(h01, 1) * fym + _slope2(h01, 0) * x0
-        g11 = _sign2(h11, 1) * fym + _slope2(h11, 1) * x1
-        u = fades[i]
-        a = g00 + u * (g10 - g00)
-        b = g01 + u * (g11 - g01)
-        out[i] = a + v * (b - a)
 
 
 @kernel
@@ -698,26 +653,9 @@ def _lattice_slot(held, cy, j, which):
 
 
 @kernel
-def perlin2_rows_lattice(p, fx, ax, fy, cy, j0, j1, store, target, first):
-    """Rows ``j0:j1`` through :func:`perlin2_row_lattice`, keeping the
-    hashes of the last two lattice rows in ``store`` (``(2, 2, width)``)."""
-    held = np.array([-1, -1], dtype=np.int64)
-    for j in range(j0, j1):
-        low, fresh = _lattice_slot(held, cy, j, 0)
-        if fresh:
-            lattice_row2(p, ax, cy[0, j], store[low])
-        high, fresh = _lattice_slot(held, cy, j, 1)
-        if fresh:
-            lattice_row2(p, ax, cy[1, j], store[high])
-        perlin2_row_lattice(
-            store[low], store[high], fx, fy[0, j], fy[1, j], fy[2, j], target[j - first]
-        )
-
-
-@kernel
 def perlin2_rows(
-    p, fx, ax, runs, fy, cy, j0, j1, hashes, slopes, codes, scratch, target, first, classes, reps,
-    count,
+    p, fx, ax, runs, fy, cy, j0, j1, hashes, slopes, codes, terms, scratch, target, first, classes,
+    reps, count,
 ):  # fmt: skip
     """Rows ``j0:j1`` of a 2D grid into ``target[j - first]``.
 
@@ -766,8 +704,7 @@ def perlin2_rows(
     for j in range(j0 + 1, j1):
         changes += cy[0, j] != cy[0, j - 1]
     if width < LATTICE_RUN * (runs.size - 1) and changes < LATTICE_ROWS * (j1 - j0):
-        store = codes.reshape((2, 2, width))
-        perlin2_rows_lattice(p, fx, ax, fy, cy, j0, j1, store, target, first)
+        perlin2_rows_terms(p, fx, ax, fy, cy, j0, j1, codes, terms, target, first)
         return
     if fx.shape[1] < SHORT_RUN * (runs.size - 1):
         for j in range(j0, j1):
@@ -829,3 +766,118 @@ def perlin3_rows(
             scratch,
             t,
         )
+
+
+# --- 2D grid rows from lattice-row terms ---------------------------------------
+#
+# In 2D the corner hashes of a sample depend on its column and on one lattice
+# row: every grid row between two lattice rows shares them, and a lattice row
+# is the high side of one row of cells and the low side of the next. So the
+# gradient terms that do not depend on the grid row are made once per lattice
+# row and column: the gradient's y coefficient s and its x term k * X. A grid
+# row then costs, per sample and corner, one product and one sum, ``s * y + k
+# X``, which is perlin2's dot2 operation for operation (the same bits); the
+# loop reads only arrays and vectorises, whatever the number of samples per
+# lattice cell.
+
+TERMS2 = 6  # arrays of lattice_terms2
+
+
+@kernel
+def lattice_terms2(p, frac0, frac1, a0s, a1s, cell, hashes, out):
+    """The terms of lattice row ``cell`` for the columns whose offsets are
+    ``frac0, frac1`` and first-level hashes ``a0s, a1s`` (``out``: shape
+    ``(TERMS2, >= columns)``): for the corner at the column's low x, the y
+    coefficient of its gradient when the lattice row is the low side of a
+    cell (``out[0]``) and when it is the high side (``out[1]``), and its x
+    term ``k * X`` (``out[2]``); ``out[3:6]`` the same for the high x
+    corner. The two y coefficients differ only in the sign of a zero (see
+    ``_S2``). ``hashes`` (``(2, >= columns)`` uint8) is scratch space."""
+    # The hash look-ups keep their loop scalar; the terms are then made by
+    # arithmetic on the hashes in a loop that vectorises (a select on a
+    # random hash in the scalar loop would be a mispredicted branch).
+    n = frac0.size
+    h0s = hashes[0][:n]
+    h1s = hashes[1][:n]
+    seven = np.uint64(7)
+    for i in range(n):
+        h0s[i] = p[a0s[i] + cell] & seven
+        h1s[i] = p[a1s[i] + cell] & seven
+    low0 = out[0][:n]
+    high0 = out[1][:n]
+    term0 = out[2][:n]
+    low1 = out[3][:n]
+    high1 = out[4][:n]
+    term1 = out[5][:n]
+    for i in range(n):
+        h0 = np.int64(h0s[i])
+        h1 = np.int64(h1s[i])
+        low0[i] = _sign2(h0, 0)
+        high0[i] = _sign2(h0, 1)
+        term0[i] = _slope2(h0, 0) * frac0[i]
+        low1[i] = _sign2(h1, 0)
+        high1[i] = _sign2(h1, 1)
+        term1[i] = _slope2(h1, 1) * frac1[i]
+
+
+@kernel
+def perlin2_row_terms(low, high, fades, fy, fym, v, out):
+    """``out[i] = perlin2(x[i], y)`` from the :func:`lattice_terms2` of the
+    row's low and high lattice rows; ``fy, fym, v`` are the row's offset,
+    offset - 1 and fade. The operations of perlin2, in its order."""
+    n = out.size
+    s00 = low[0][:n]
+    k00 = low[2][:n]
+    s10 = low[3][:n]
+    k10 = low[5][:n]
+    s01 = high[1][:n]
+    k01 = high[2][:n]
+    s11 = high[4][:n]
+    k11 = high[5][:n]
+    for i in range(n):
+        g00 = s00[i] * fy + k00[i]
+        g10 = s10[i] * fy + k10[i]
+        g01 = s01[i] * fym + k01[i]
+        g11 = s11[i] * fym + k11[i]
+        u = fades[i]
+        a = g00 + u * (g10 - g00)
+        b = g01 + u * (g11 - g01)
+        out[i] = a + v * (b - a)
+
+
+# Columns processed together by perlin2_rows_terms: their terms (two lattice
+# rows of TERMS2 arrays) and a row's fades and output stay in the L1 cache.
+# The arrays of terms lie TERM_STRIDE floats apart, not a power of two, so
+# that they do not compete for the same few sets of the cache.
+TERM_COLUMNS = 256
+TERM_STRIDE = TERM_COLUMNS + 8
+
+
+@kernel
+def perlin2_rows_terms(p, fx, ax, fy, cy, j0, j1, hashes, store, target, first):
+    """Rows ``j0:j1`` of one octave into ``target[j - first]`` through
+    :func:`perlin2_row_terms`, by blocks of :data:`TERM_COLUMNS` columns,
+    keeping the terms of the last two lattice rows in ``store`` (``(2,
+    TERMS2, >= TERM_COLUMNS)``); ``hashes`` is scratch space for
+    :func:`lattice_terms2`."""
+    width = fx.shape[1]
+    held = np.empty(2, dtype=np.int64)
+    for c0 in range(0, width, TERM_COLUMNS):
+        c1 = min(width, c0 + TERM_COLUMNS)
+        frac0 = fx[0][c0:c1]
+        frac1 = fx[1][c0:c1]
+        fades = fx[2][c0:c1]
+        a0s = ax[0][c0:c1]
+        a1s = ax[1][c0:c1]
+        held[0] = held[1] = -1
+        for j in range(j0, j1):
+            low, fresh = _lattice_slot(held, cy, j, 0)
+            if fresh:
+                lattice_terms2(p, frac0, frac1, a0s, a1s, cy[0, j], hashes, store[low])
+            high, fresh = _lattice_slot(held, cy, j, 1)
+            if fresh:
+                lattice_terms2(p, frac0, frac1, a0s, a1s, cy[1, j], hashes, store[high])
+            perlin2_row_terms(
+                store[low], store[high], fades, fy[0, j], fy[1, j], fy[2, j],
+                target[j - first][c0:c1],
+            )  # fmt: skip

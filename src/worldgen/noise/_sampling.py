@@ -33,6 +33,8 @@ from worldgen.noise._cellular import cellular2, cellular2_rows, cellular3
 from worldgen.noise._lattice import axis_table, offset_classes
 from worldgen.noise._perlin import (
     CLASS_TABLES,
+    TERM_STRIDE,
+    TERMS2,
     perlin1,
     perlin2,
     perlin2_rows,
@@ -285,9 +287,10 @@ def _buffers(width, per, n):
         np.empty((n, max(64, CLASS_TABLES * 128 * _MAX_CLASSES))),
         np.empty((n, width, 8), dtype=np.uint64),
         np.empty((n, width, 8)),
-        np.empty((n, 4, width), dtype=np.uint8),
+        np.empty((n, 2, TERM_STRIDE), dtype=np.uint8),
         np.empty((n, per, width)),
         np.empty((n, per, width)),
+        np.empty((n, 2, TERMS2, TERM_STRIDE)),
     )
 
 
@@ -302,12 +305,11 @@ def _rows2(tag, plan, X, Y, o, j0, j1, buffers, target, first):
     if kind == PERLIN:
 
         def perlin(tag, plan, X, Y, o, j0, j1, buffers, target, first):
-            scratch, hashes, slopes, codes = buffers
-            p = plan[0][o]
+            scratch, hashes, slopes, codes, terms = buffers
             runs = X[4][o, : X[5][o]]
             perlin2_rows(
-                p, X[1][o], X[3][o], runs, Y[1][o], Y[2][o], j0, j1, hashes, slopes, codes, scratch,
-                target, first, X[6][o], X[7][o], X[8][o],
+                plan[0][o], X[1][o], X[3][o], runs, Y[1][o], Y[2][o], j0, j1, hashes, slopes,
+                codes, terms, scratch, target, first, X[6][o], X[7][o], X[8][o],
             )  # fmt: skip
 
         return perlin
@@ -359,12 +361,14 @@ def grid2(
     Y = _axes(ys, freqs, offsets, periods, 1, iopts[0], perms)
     single = octaves == 1 and mode == FBM
     per, nchunks = _chunking(ys.size, width)
-    scratches, hashbufs, slopebufs, codebufs, rowbufs, accbufs = _buffers(width, per, nthreads)
+    scratches, hashbufs, slopebufs, codebufs, rowbufs, accbufs, termbufs = _buffers(
+        width, per, nthreads
+    )
     for chunk in prange(nchunks):
         j0 = chunk * per
         j1 = min(ys.size, j0 + per)
         t = get_thread_id()
-        buffers = (scratches[t], hashbufs[t], slopebufs[t], codebufs[t])
+        buffers = (scratches[t], hashbufs[t], slopebufs[t], codebufs[t], termbufs[t])
         if single:
             rows2(tag, plan, X, Y, 0, j0, j1, buffers, out, 0)
             continue
@@ -437,7 +441,7 @@ def grid3(
     rows = zs.size * height
     flat = out.reshape((rows, width))
     per, nchunks = _chunking(rows, width)
-    scratches, hashbufs, slopebufs, codebufs, rowbufs, accbufs = _buffers(width, per, nthreads)
+    scratches, hashbufs, slopebufs, codebufs, rowbufs, accbufs, _ = _buffers(width, per, nthreads)
     for chunk in prange(nchunks):
         r0 = chunk * per
         r1 = min(rows, r0 + per)
