@@ -251,7 +251,7 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relie
     share_low, share_high = _continents.coast_shares(config)
     hills = noise(high)
     amplitude = _continents.COAST * config.roughness
-    coast = _continents.coast_values(config, lambda n: hills if n is high else noise(n))
+    coast = _continents.coast_values(config, lambda n: hills if n == high else noise(n))
     warp = tuple(_continents.WARP * noise(n) for n in _continents.warp_noises(config))
     c = _continents.continentalness(config, xs, ys, coast, warp)
     sigma = amplitude * math.hypot(
