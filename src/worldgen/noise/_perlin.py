@@ -326,11 +326,14 @@ CLASS_TABLES = 4
 # hashes as it goes, are used instead.
 SHORT_RUN = 4
 
-# Below this mean run length, and when rows change lattice row less often
-# than this, rows are built from per-lattice-row terms (perlin2_rows_terms).
-# (With longer runs the per-run constants of perlin2_row read less memory.)
+# Below this mean run length (or on rows at most LATTICE_WIDTH long, where
+# the per-run set-up of perlin2_row weighs more), and when rows change
+# lattice row less often than LATTICE_ROWS, rows are built from
+# per-lattice-row terms (perlin2_rows_terms). On longer rows with longer
+# runs, the per-run constants of perlin2_row read less memory.
 LATTICE_RUN = 12
 LATTICE_ROWS = 0.75
+LATTICE_WIDTH = 320
 
 
 @kernel
@@ -703,7 +706,8 @@ def perlin2_rows(
     changes = 0
     for j in range(j0 + 1, j1):
         changes += cy[0, j] != cy[0, j - 1]
-    if width < LATTICE_RUN * (runs.size - 1) and changes < LATTICE_ROWS * (j1 - j0):
+    few = width < LATTICE_RUN * (runs.size - 1) or width <= LATTICE_WIDTH
+    if few and changes < LATTICE_ROWS * (j1 - j0):
         perlin2_rows_terms(p, fx, ax, fy, cy, j0, j1, codes, terms, target, first)
         return
     if fx.shape[1] < SHORT_RUN * (runs.size - 1):
@@ -861,9 +865,11 @@ def perlin2_rows_terms(p, fx, ax, fy, cy, j0, j1, hashes, store, target, first):
     TERMS2, >= TERM_COLUMNS)``); ``hashes`` is scratch space for
     :func:`lattice_terms2`."""
     width = fx.shape[1]
+    blocks = (width + TERM_COLUMNS - 1) // TERM_COLUMNS
+    size = (width + blocks - 1) // blocks  # blocks of equal size
     held = np.empty(2, dtype=np.int64)
-    for c0 in range(0, width, TERM_COLUMNS):
-        c1 = min(width, c0 + TERM_COLUMNS)
+    for c0 in range(0, width, size):
+        c1 = min(width, c0 + size)
         frac0 = fx[0][c0:c1]
         frac1 = fx[1][c0:c1]
         fades = fx[2][c0:c1]

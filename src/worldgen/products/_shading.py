@@ -252,16 +252,23 @@ def _shaded_bands(padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_al
     # arithmetic in the same order as those functions, fused.
     rows, cols = out.shape[0], out.shape[1]
     scale = 1.0 / 8.0
+    shades = np.empty(cols)
     for r in range(rows):
+        # The hillshade of a row in a loop of its own, which vectorises
+        # (square root and division included); the band search and the
+        # rounding, which do not, in a second loop.
+        above = padded[r]
+        middle = padded[r + 1]
+        below = padded[r + 2]
         for c in range(cols):
-            a = max(padded[r, c], sea)
-            b = max(padded[r, c + 1], sea)
-            cc = max(padded[r, c + 2], sea)
-            d = max(padded[r + 1, c], sea)
-            f = max(padded[r + 1, c + 2], sea)
-            g = max(padded[r + 2, c], sea)
-            h = max(padded[r + 2, c + 1], sea)
-            i = max(padded[r + 2, c + 2], sea)
+            a = max(above[c], sea)
+            b = max(above[c + 1], sea)
+            cc = max(above[c + 2], sea)
+            d = max(middle[c], sea)
+            f = max(middle[c + 2], sea)
+            g = max(below[c], sea)
+            h = max(below[c + 1], sea)
+            i = max(below[c + 2], sea)
             north = a + 2.0 * b + cc
             south = g + 2.0 * h + i
             west = a + 2.0 * d + g
@@ -272,12 +279,13 @@ def _shaded_bands(padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_al
             dy *= z
             lit = sin_alt - (dx * sin_az + dy * cos_az) * cos_alt
             shade = lit / np.sqrt(1.0 + dx * dx + dy * dy)
-            shade = min(max(shade, 0.0), 1.0)
-            height = padded[r + 1, c + 1]
+            shades[c] = min(max(shade, 0.0), 1.0)
+        for c in range(cols):
+            height = middle[c + 1]
             k = 0
             while k < tops.size - 1 and tops[k] < height:
                 k += 1
-            factor = (1.0 - strength) + strength * shade
+            factor = (1.0 - strength) + strength * shades[c]
             for ch in range(3):
                 out[r, c, ch] = np.uint8(np.rint(colours[k, ch] * factor))
 

@@ -265,24 +265,42 @@ def _coarse_axis(start: float, count: int, spacing: float) -> tuple[np.ndarray, 
     return idx, weights, grid
 
 
+@kernel
+def _catmull_rom(positions, g, idx, weights):
+    # See catmull_rom; returns the first grid index.
+    n = positions.size
+    cells = np.empty(n, dtype=np.int64)
+    first = np.int64(0)
+    for i in range(n):
+        cells[i] = np.int64(np.floor(positions[i] / g))
+        if i == 0 or cells[i] - 1 < first:
+            first = cells[i] - 1
+    for i in range(n):
+        t = positions[i] / g - np.float64(cells[i])
+        t2 = t * t
+        t3 = t * t * t
+        for m in range(4):
+            idx[i, m] = cells[i] - first + (m - 1)
+        weights[i, 0] = 0.5 * (-t3 + 2.0 * t2 - t)
+        weights[i, 1] = 0.5 * (3.0 * t3 - 5.0 * t2 + 2.0)
+        weights[i, 2] = 0.5 * (-3.0 * t3 + 4.0 * t2 + t)
+        weights[i, 3] = 0.5 * (t3 - t2)
+    return first
+
+
 def catmull_rom(positions: np.ndarray, g: float) -> tuple[np.ndarray, np.ndarray, int]:
     """Indices (n, 4), weights (n, 4) and first grid index of Catmull-Rom
-    interpolation at ``positions`` from grid points ``k * g``."""
-    k = np.floor(positions / g).astype(np.int64)
-    t = positions / g - k
-    first = int(k.min()) - 1
-    idx = (k - first)[:, None] + np.arange(-1, 3)[None, :]
-    t2, t3 = t * t, t * t * t
-    weights = np.stack(
-        [
-            0.5 * (-t3 + 2.0 * t2 - t),
-            0.5 * (3.0 * t3 - 5.0 * t2 + 2.0),
-            0.5 * (-3.0 * t3 + 4.0 * t2 + t),
-            0.5 * (t3 - t2),
-        ],
-        axis=1,
-    )
-    return np.ascontiguousarray(idx), np.ascontiguousarray(weights), first
+    interpolation at ``positions`` (float64, n >= 1) from grid points
+    ``k * g``: point ``i`` lies between grid points ``k`` and ``k + 1``,
+    ``k = floor(positions[i] / g)``, at ``t = positions[i] / g - k``, and
+    reads grid points ``k - 1`` to ``k + 2`` with weights ``(-t^3 + 2t^2 -
+    t) / 2``, ``(3t^3 - 5t^2 + 2) / 2``, ``(-3t^3 + 4t^2 + t) / 2``, ``(t^3 -
+    t^2) / 2``; indices count from the first grid point any position reads."""
+    positions = np.ascontiguousarray(positions, dtype=np.float64)
+    idx = np.empty((positions.size, 4), dtype=np.int64)
+    weights = np.empty((positions.size, 4))
+    first = _catmull_rom(positions, float(g), idx, weights)
+    return idx, weights, int(first)
 
 
 @kernel
