@@ -163,26 +163,42 @@ def _potential(
 ):  # fmt: skip
     # x, y: warped positions in squares. sq, bl: (first column, first row,
     # columns) of the tables of squares and of blocks (and merge flags),
-    # or columns 0 for tables with one row per sample.
+    # or columns 0 for tables with one row per sample. Neighbouring samples
+    # mostly share their region: its entries are read again only when the
+    # region changes.
+    last = -1
+    half = False
+    bias = cx = cy = cos = sin = aspect = m = 0.0
     for k in range(x.size):
-        i = int(np.floor(x[k]))
-        j = int(np.floor(y[k]))
+        xk = x[k]
+        yk = y[k]
+        fx = np.floor(xk)
+        fy = np.floor(yk)
+        i = int(fx)
+        j = int(fy)
         b = k if bl[2] == 0 else ((j >> 1) - bl[1]) * bl[2] + ((i >> 1) - bl[0])
-        if merged[b]:
-            t = blocks[b]
-            lx = 0.5 * x[k] - np.floor(0.5 * x[k])
-            ly = 0.5 * y[k] - np.floor(0.5 * y[k])
-            m = 0.5 * margin
+        half = merged[b]
+        # A key for the region's row: blocks after squares.
+        if half:
+            key = b + squares.shape[0]
         else:
-            t = squares[k if sq[2] == 0 else (j - sq[1]) * sq[2] + (i - sq[0])]
-            lx = x[k] - np.floor(x[k])
-            ly = y[k] - np.floor(y[k])
-            m = margin
-        dx = lx - t[1]
-        dy = ly - t[2]
-        u = dx * t[3] + dy * t[4]
-        v = (dy * t[3] - dx * t[4]) * t[5]
-        q = t[0] + DOME_HEIGHT * (1.0 - (u * u + v * v) / (DOME * DOME))
+            key = k if sq[2] == 0 else (j - sq[1]) * sq[2] + (i - sq[0])
+        if key != last:
+            last = key
+            t = blocks[b] if half else squares[key]
+            bias, cx, cy, cos, sin, aspect = t[0], t[1], t[2], t[3], t[4], t[5]
+            m = 0.5 * margin if half else margin
+        if half:
+            lx = 0.5 * xk - np.floor(0.5 * xk)
+            ly = 0.5 * yk - np.floor(0.5 * yk)
+        else:
+            lx = xk - fx
+            ly = yk - fy
+        dx = lx - cx
+        dy = ly - cy
+        u = dx * cos + dy * sin
+        v = (dy * cos - dx * sin) * aspect
+        q = bias + DOME_HEIGHT * (1.0 - (u * u + v * v) / (DOME * DOME))
         d = min(min(lx, 1.0 - lx), min(ly, 1.0 - ly))
         h = 0.0
         if d < ramp:
