@@ -184,7 +184,8 @@ def _combine(
     mountains, hill_amp, out,
 ):  # fmt: skip
     # One loop per case (tables, full detail, in between), so that each
-    # runs without the others' branches: the same values as one loop.
+    # runs without the others' branches: the same values as one loop. The
+    # knots ascend (see profile), so a knot above the sample ends its sum.
     if tab_e.size > 0:
         for k in range(c.size):
             e = _read(tab_e, c[k])
@@ -197,8 +198,9 @@ def _combine(
             e = base
             for q in range(knots.size):
                 x = c[k] - knots[q]
-                if x >= 0.0:
-                    e += changes[q] * x
+                if x < 0.0:
+                    break  # the knots ascend: no later one adds anything
+                e += changes[q] * x
             land = min(max(c[k] / LAND_RAMP, 0.0), 1.0)
             land = land * land * (3.0 - 2.0 * land)
             if land > 0.0:
@@ -215,6 +217,8 @@ def _combine(
                     e += changes[q] * x
                 elif x > -span:
                     e += changes[q] * _ramp_mean(x, sigma, table)
+                else:
+                    break  # the knots ascend: no later one adds anything
             x = ck - LAND_RAMP
             land = (
                 (ck if ck >= span else (0.0 if ck <= -span else _ramp_mean(ck, sigma, table)))
