@@ -94,11 +94,23 @@ def coast_shares(config: WorldConfig) -> tuple[float, float]:
     return sum_long / (sum_long + sum_short), sum_short / (sum_long + sum_short)
 
 
+@kernel
+def _weighted_sum(scale, a, x, b, y, out):
+    # scale * (a * x + b * y), in one pass.
+    for k in range(out.size):
+        out[k] = scale * (a * x[k] + b * y[k])
+
+
 def coast_values(config: WorldConfig, noise) -> np.ndarray:
-    """The coast noise (scaled by its amplitude) from ``noise(octaves)``."""
+    """The coast noise (scaled by its amplitude) from ``noise(octaves)``:
+    ``COAST * roughness * (a * long + b * short)`` with the parts' shares."""
     long, short = coast_noises(config)
     a, b = coast_shares(config)
-    return COAST * config.roughness * (a * noise(long) + b * noise(short))
+    x = np.ascontiguousarray(noise(long), dtype=np.float64)
+    y = np.ascontiguousarray(noise(short), dtype=np.float64)
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape))
+    _weighted_sum(COAST * config.roughness, a, x.ravel(), b, y.ravel(), out.ravel())
+    return out
 
 
 def warp_noises(config: WorldConfig) -> tuple[Octaves, Octaves]:

@@ -246,6 +246,18 @@ class Relief:
         return self.height * self.uplift * (0.25 + 0.75 * self.ridge)
 
 
+@kernel
+def _land_masks(c, uplift, threshold):
+    # Where the land factor may be above 0 (c above the threshold), and
+    # where a mountain belt rises there too.
+    land = np.empty(c.size, dtype=np.bool_)
+    belts = np.empty(c.size, dtype=np.bool_)
+    for k in range(c.size):
+        land[k] = c[k] > threshold
+        belts[k] = land[k] and uplift[k] > 0.0
+    return land, belts
+
+
 def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relief:
     """Shared by the grid and point forms: ``noise(octaves, where=None)``
     gives an Octaves' values at the samples (flat; only where ``where`` is
@@ -261,8 +273,8 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relie
     sigma = amplitude * math.hypot(
         share_low * low.dropped_std(spacing), share_high * high.dropped_std(spacing)
     )
-    land = c > -RAMP_SPAN * sigma  # where the land factor may be above 0
-    ridge = noise(ridge_noise(config), land & (uplift > 0.0))
+    land, belts = _land_masks(c, uplift, -RAMP_SPAN * sigma)
+    ridge = noise(ridge_noise(config), belts)
     hilly = noise(hilliness_noise(config), land)
     knots, metres = profile(config)
     mountains = MOUNTAINS * config.relief * min(config.ranges, 1.0)
@@ -279,17 +291,32 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relie
     return Relief(out, c, uplift, ridge, mountains)
 
 
+@kernel
+def _box(mask, width):
+    # First and last row and column of the true entries of a flat mask of
+    # rows ``width`` long (last row -1 if there are none).
+    r0 = c0 = mask.size
+    r1 = c1 = -1
+    for k in range(mask.size):
+        if mask[k]:
+            r = k // width
+            c = k - r * width
+            r0 = min(r0, r)
+            r1 = max(r1, r)
+            c0 = min(c0, c)
+            c1 = max(c1, c)
+    return r0, r1, c0, c1
+
+
 def _bounding(where: np.ndarray | None, shape: tuple[int, int]) -> tuple[slice, slice] | None:
     """The smallest rectangle of a flat mask over ``shape``, or None if empty
     (the whole grid when there is no mask)."""
     if where is None:
         return np.s_[:], np.s_[:]
-    mask = where.reshape(shape)
-    rows = np.flatnonzero(mask.any(axis=1))
-    if not rows.size:
+    r0, r1, c0, c1 = _box(np.ascontiguousarray(where, dtype=np.bool_).ravel(), shape[1])
+    if r1 < 0:
         return None
-    cols = np.flatnonzero(mask.any(axis=0))
-    return np.s_[rows[0] : rows[-1] + 1], np.s_[cols[0] : cols[-1] + 1]
+    return np.s_[r0 : r1 + 1], np.s_[c0 : c1 + 1]
 
 
 def window_noise(config: WorldConfig, window: Window):
@@ -301,7 +328,10 @@ def window_noise(config: WorldConfig, window: Window):
 
     def noise(octaves: Octaves, where: np.ndarray | None = None) -> np.ndarray:
         box = _bounding(where, window.shape)
-        if box is not None and box == (np.s_[:], np.s_[:]):
+        if box is not None and (box[0].indices(rows.size), box[1].indices(cols.size)) == (
+            (0, rows.size, 1),
+            (0, cols.size, 1),
+        ):  # the whole window
             return octaves.grid(config.seed, cols, rows, step).ravel()
         out = np.full(window.shape, octaves.mean(step))
         if box is not None:

@@ -168,10 +168,11 @@ class Octaves:
             return self._direct(seed, cols, rows, spacing, ALL)
         ix, wx, gx = _coarse_axis(float(cols[0]), cols.size, float(spacing))
         iy, wy, gy = _coarse_axis(float(rows[0]), rows.size, float(spacing))
-        out = interpolate(self._direct(seed, gx, gy, spacing, COARSE_PART), ix, wx, iy, wy)
+        coarse = self._direct(seed, gx, gy, spacing, COARSE_PART)
+        fine = None
         if self.wavelengths()[-1] < COARSE * spacing:
-            out += self._direct(seed, cols, rows, spacing, FINE_PART)
-        return out
+            fine = self._direct(seed, cols, rows, spacing, FINE_PART)
+        return interpolate(coarse, ix, wx, iy, wy, add=fine)
 
     def points(self, seed: int, xs: np.ndarray, ys: np.ndarray, spacing: float) -> np.ndarray:
         """Values at the cell positions ``(xs, ys)`` (any shape, equal)."""
@@ -304,7 +305,7 @@ def catmull_rom(positions: np.ndarray, g: float) -> tuple[np.ndarray, np.ndarray
 
 
 @kernel
-def _interpolate(values, ix, wx, iy, wy, out):
+def _interpolate(values, ix, wx, iy, wy, add, out):
     ny = values.shape[0]
     nx = ix.shape[0]
     across = np.empty((ny, nx))
@@ -316,19 +317,28 @@ def _interpolate(values, ix, wx, iy, wy, out):
     for r in range(iy.shape[0]):
         j0, j1, j2, j3 = iy[r, 0], iy[r, 1], iy[r, 2], iy[r, 3]
         w0, w1, w2, w3 = wy[r, 0], wy[r, 1], wy[r, 2], wy[r, 3]
-        for c in range(nx):
-            out[r, c] = (across[j0, c] * w0 + across[j1, c] * w1) + (
-                across[j2, c] * w2 + across[j3, c] * w3
-            )
+        a0, a1, a2, a3 = across[j0], across[j1], across[j2], across[j3]
+        o = out[r]
+        if add.shape[0] == 0:
+            for c in range(nx):
+                o[c] = (a0[c] * w0 + a1[c] * w1) + (a2[c] * w2 + a3[c] * w3)
+        else:
+            extra = add[r]
+            for c in range(nx):
+                o[c] = ((a0[c] * w0 + a1[c] * w1) + (a2[c] * w2 + a3[c] * w3)) + extra[c]
 
 
-def interpolate(values, ix, wx, iy, wy) -> np.ndarray:
+_NOTHING = np.empty((0, 0))
+
+
+def interpolate(values, ix, wx, iy, wy, *, add=None) -> np.ndarray:
     """Separable interpolation of grid ``values`` (ny, nx) with the indices
     and weights of :func:`catmull_rom` for columns and rows: ``(len(iy),
     len(ix))``, every sum in a fixed order (the same bytes in every
-    window)."""
+    window); plus ``add`` (of that shape), if given, in the same pass."""
     out = np.empty((iy.shape[0], ix.shape[0]))
-    _interpolate(np.ascontiguousarray(values, dtype=np.float64), ix, wx, iy, wy, out)
+    extra = _NOTHING if add is None else np.ascontiguousarray(add, dtype=np.float64)
+    _interpolate(np.ascontiguousarray(values, dtype=np.float64), ix, wx, iy, wy, extra, out)
     return out
 
 
