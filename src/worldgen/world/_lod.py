@@ -178,15 +178,28 @@ class Octaves:
         """Values at the cell positions ``(xs, ys)`` (any shape, equal)."""
         plan, factor, constant = self._plan(seed, spacing)
         shape = np.broadcast_shapes(np.shape(xs), np.shape(ys))
-        out = np.full(int(np.prod(shape)), constant)
+        out = np.full(math.prod(shape), constant)
         if plan is not None and out.size:
             scale = 1.0 / self.wavelength
-            x = np.ascontiguousarray(np.broadcast_to(xs, shape), dtype=np.float64).ravel()
-            y = np.ascontiguousarray(np.broadcast_to(ys, shape), dtype=np.float64).ravel()
+            x, y = _flat(xs, shape), _flat(ys, shape)
             kept = np.empty_like(out)
             points2(*plan, x * scale, y * scale, kept)
             out += kept * factor if factor != 1.0 else kept
         return out.reshape(shape)
+
+
+def _flat(values, shape: tuple[int, ...]) -> np.ndarray:
+    """``values`` broadcast to ``shape``, as a flat float64 array (itself
+    when it already is one of that size)."""
+    if (
+        isinstance(values, np.ndarray)
+        and values.dtype == np.float64
+        and values.ndim == 1
+        and values.shape == shape
+        and values.flags.c_contiguous
+    ):
+        return values
+    return np.ascontiguousarray(np.broadcast_to(values, shape), dtype=np.float64).ravel()
 
 
 # The octaves' per-level constants, computed once (read-only arrays).
