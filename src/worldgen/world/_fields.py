@@ -26,7 +26,12 @@ What a cell depends on, and how far:
   side), and for each the elevation along the line
   :attr:`~worldgen.world.WorldConfig.fetch` cells upwind of it;
 - biome: temperature, rainfall and elevation of the cell, and two dither
-  noises.
+  noises;
+- rivers and lakes (``rivers=True``): the drainage of the region of the
+  continent lattice that holds the cell's landmass, solved once for the
+  whole region (:mod:`~worldgen.world._drainage`), and the river segments
+  within :data:`~worldgen.world._rivers.BANK` cells plus a river's
+  half-width.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ import dataclasses
 import numpy as np
 
 from worldgen.noise._validate import check_instance
-from worldgen.world import _biomes, _climate, _elevation
+from worldgen.world import _biomes, _climate, _elevation, _rivers
 from worldgen.world._config import WorldConfig
 from worldgen.world._lod import sample_axes
 from worldgen.world._window import Window
@@ -67,7 +72,15 @@ class WorldFields:
     biome : uint8
         Index into :data:`~worldgen.world.BIOMES`.
     water : bool
-        Water at the surface: the sea.
+        Water at the surface: the sea (and, with ``rivers``, lakes and
+        rivers).
+    water_kind : uint8
+        With ``rivers``: 0 dry, 1 river, 2 lake, 3 sea.
+    surface : float64
+        With ``rivers``: the water surface (metres) where there is water,
+        the ground elsewhere.
+    discharge : float32
+        With ``rivers``: m^3/s in rivers, 0 elsewhere.
     """
 
     elevation: np.ndarray
@@ -78,6 +91,9 @@ class WorldFields:
     rainfall: np.ndarray | None = None
     biome: np.ndarray | None = None
     water: np.ndarray | None = None
+    water_kind: np.ndarray | None = None
+    surface: np.ndarray | None = None
+    discharge: np.ndarray | None = None
 
 
 def world_fields(
@@ -86,6 +102,7 @@ def world_fields(
     *,
     climate: bool = True,
     elevation: np.ndarray | None = None,
+    rivers: bool = False,
 ) -> WorldFields:
     """The fields of ``window`` (see the module docstring).
 
@@ -100,6 +117,10 @@ def world_fields(
         Metres above sea level to use instead of the model's for
         temperature, biomes and water (e.g. eroded heights), shape
         ``(H, W)``; rainfall still follows the model's ground upwind.
+    rivers : bool
+        Also draw rivers and lakes from the drainage of whole landmasses
+        (:mod:`~worldgen.world._rivers`): ``elevation`` then holds the
+        carved ground, ``water`` every kind of water (default False).
 
     Returns
     -------
@@ -130,6 +151,13 @@ def world_fields(
         made.mountains.reshape(shape),
         water=elevation < 0.0,
     )
+    if rivers:
+        drawn = _rivers.water(config, window, elevation)
+        fields.elevation = elevation = drawn.ground
+        fields.water = drawn.kind != _rivers.DRY
+        fields.water_kind = drawn.kind
+        fields.surface = drawn.surface
+        fields.discharge = drawn.discharge
     if climate:
         cols, rows = sample_axes(window)
         step = float(window.step)
@@ -141,6 +169,10 @@ def world_fields(
         fields.biome = _biomes.classify(
             config, elevation, fields.temperature, fields.rainfall, dithers
         )
+        if rivers:
+            fields.biome[
+                (fields.water_kind == _rivers.RIVER) | (fields.water_kind == _rivers.LAKE)
+            ] = _biomes.FRESH_WATER
     return fields
 
 

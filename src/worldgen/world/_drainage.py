@@ -1,0 +1,456 @@
+"""Drainage of whole landmasses: each region of the continent lattice solved once.
+
+Every landmass lies inside one region of the continent lattice, with ocean
+all round it (:mod:`~worldgen.world._continents`), so its drainage depends
+on that region alone: there is no border for a river to stop at. A region
+is solved at the *drainage level*, one sample every ``step =
+continent_size / 512`` cells (128 cells by default), over the region's
+square or block grown by the lattice's warp (a tenth of a square on each
+side), about 614 x 614 samples for a square and 1228 x 1228 for a block:
+
+1. The model's elevation and rainfall at those samples (band-limited for
+   the level, as every field is).
+2. Samples of other regions are outlets (they are ocean: every region's
+   margin is); depressions are filled by a priority flood with a small
+   slope (:func:`~worldgen.terrain.fill_depressions`), and each sample
+   drains to its steepest lower neighbour (D8 on the filled heights): a
+   tree whose roots are the outlets.
+3. Catchment (cells draining through a sample, land only) and discharge
+   (m^3/s: the rainfall on that catchment, all of it running off) are summed
+   down the tree.
+4. The *water surface* of a river at a sample is the lowest of the ground
+   there (the model's elevation at full detail, at the river's point) and
+   the surfaces upstream of it, so it never rises downstream.
+5. Lakes: land samples the filling raised by more than
+   :data:`LAKE_DEPTH` metres whose spill point (the first sample below the
+   lake on the way down) drains at least :data:`RIVER_AREA` cells, so
+   every lake has a river flowing out of it. Its level is the water surface
+   at the spill point. Every lake drains: no basin is closed.
+6. Rivers: samples draining at least :data:`RIVER_AREA` cells, followed a
+   few samples out to sea (down the shelf) so that a river's mouth is in
+   open water at every level of detail. Each river sample draws a
+   *segment* to the sample it drains to, a Catmull-Rom curve through the
+   sample's main tributary, itself, its receiver and the receiver's
+   receiver, every point jittered by a hash of its lattice position (up to
+   :data:`JITTER` of a step), so rivers meander and do not follow the
+   lattice.
+
+Solved regions are kept in memory (:data:`CACHED` of them); a region's
+solution is a pure function of the config and the region, so every window
+at every level sees the same rivers. :mod:`~worldgen.world._rivers` draws
+them into windows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import numpy as np
+
+from worldgen._jit import kernel
+from worldgen.noise._seed import derive_seed
+from worldgen.terrain._rivers import fill_depressions
+from worldgen.world import _climate, _continents, _elevation
+from worldgen.world._config import WorldConfig
+from worldgen.world._hash import uniform3
+from worldgen.world._lod import sample_axes
+from worldgen.world._window import Window
+
+SAMPLES = 512  # drainage samples along a continent square
+RIVER_SAMPLES = 8  # a river drains at least this many drainage samples of land
+LAKE_DEPTH = 0.5  # metres the filling must raise a sample for a lake ...
+LAKE_MIN = 4.0  # ... and somewhere in the lake at least this many
+JITTER = 0.3  # of a step: how far a river's points move off the lattice
+PIECES = 8  # straight pieces per segment
+SEA_STEPS = 4  # samples a river is followed out to sea
+SHELF = 0.12  # ... while the sea floor is above this share of the ocean depth
+EPSILON = 1e-3  # metres: the slope the filling gives flats, per sample
+CACHED = 24  # regions kept in memory
+SECONDS_A_YEAR = 365.25 * 86400.0
+_JITTER_TAG = 0x52495601
+_OFFSETS = np.array(
+    [[0, 1], [1, 1], [1, 0], [1, -1], [0, -1], [-1, -1], [-1, 0], [-1, 1]], dtype=np.int64
+)
+_OFFSETS.flags.writeable = False
+
+
+def drainage_step(config: WorldConfig) -> int:
+    """Cells between the drainage level's samples."""
+    return config.continent_size // SAMPLES
+
+
+def river_area(config: WorldConfig) -> float:
+    """Cells of land a river drains at least: :data:`RIVER_SAMPLES`
+    drainage samples."""
+    return float(RIVER_SAMPLES * drainage_step(config) ** 2)
+
+
+@dataclasses.dataclass(frozen=True)
+class Region:
+    """One region of the continent lattice: a square (``scale`` 1) or a
+    merged 2 x 2 block of squares (``scale`` 2) at lattice position
+    ``(i, j)`` in units of its own size."""
+
+    scale: int
+    i: int
+    j: int
+
+    def box(self, config: WorldConfig) -> tuple[int, int, int, int]:
+        """``(x0, y0, x1, y1)``: the cells that can hold its landmass (its
+        square or block grown by the lattice's warp), end exclusive."""
+        size = self.scale * config.continent_size
+        grow = math.ceil(_continents.WARP * config.continent_size)
+        return (self.i * size - grow, self.j * size - grow,
+                (self.i + 1) * size + grow, (self.j + 1) * size + grow)  # fmt: skip
+
+    def window(self, config: WorldConfig) -> Window:
+        """The drainage level's samples over :meth:`box` (one sample more
+        all round, always ocean)."""
+        step = drainage_step(config)
+        x0, y0, x1, _ = self.box(config)
+        x0, y0 = (x0 // step - 1) * step, (y0 // step - 1) * step
+        n = -(-(x1 - x0) // step) + 1
+        return Window(x0, y0, n, n, step)
+
+
+def regions_near(config: WorldConfig, x0: float, y0: float, x1: float, y1: float) -> list[Region]:
+    """The regions whose :meth:`Region.box` meets the rectangle ``[x0, x1] x
+    [y0, y1]`` of cells, in a fixed order."""
+    size = config.continent_size
+    grow = _continents.WARP + 1e-9
+    i0, i1 = math.floor(x0 / size - grow), math.floor(x1 / size + grow)
+    j0, j1 = math.floor(y0 / size - grow), math.floor(y1 / size + grow)
+    cols = np.arange(i0, i1 + 1, dtype=np.int64)
+    rows = np.arange(j0, j1 + 1, dtype=np.int64)
+    ci = np.tile(cols, rows.size)
+    cj = np.repeat(rows, cols.size)
+    merged = _merged(config, ci >> 1, cj >> 1)
+    found = {}
+    for i, j, m in zip(ci.tolist(), cj.tolist(), merged.tolist(), strict=True):
+        region = Region(2, i >> 1, j >> 1) if m else Region(1, i, j)
+        bx0, by0, bx1, by1 = region.box(config)
+        if bx0 <= x1 and x0 < bx1 and by0 <= y1 and y0 < by1:
+            found[region] = None
+    return list(found)
+
+
+def _merged(config: WorldConfig, bi: np.ndarray, bj: np.ndarray) -> np.ndarray:
+    seed = np.uint64(derive_seed(config.seed, _continents._MERGE))
+    return _continents._merges(seed, bi, bj)
+
+
+def _members(config: WorldConfig, window: Window, region: Region) -> np.ndarray:
+    """Which samples of ``window`` lie in ``region`` (by their warped
+    position, as the continents place them)."""
+    cols, rows = sample_axes(window)
+    step = float(window.step)
+    wx, wy = (
+        _continents.WARP * n.grid(config.seed, cols, rows, step)
+        for n in _continents.warp_noises(config)
+    )
+    size = float(config.continent_size)
+    x = cols[None, :] / size + wx
+    y = rows[:, None] / size + wy
+    i = np.floor(x).astype(np.int64)
+    j = np.floor(y).astype(np.int64)
+    merged = _merged(config, (i >> 1).ravel(), (j >> 1).ravel()).reshape(i.shape)
+    if region.scale == 2:
+        return merged & ((i >> 1) == region.i) & ((j >> 1) == region.j)
+    return ~merged & (i == region.i) & (j == region.j)
+
+
+@dataclasses.dataclass(frozen=True)
+class Segments:
+    """A region's river segments, one per river sample (arrays of length n).
+
+    Attributes
+    ----------
+    points : float64, shape (n, PIECES + 1, 2)
+        The curve from the sample to its receiver, ``(x, y)`` in cells.
+    surface : float64, shape (n, 2)
+        Water surface (metres) at the two ends; never rising.
+    discharge : float64
+        m^3/s flowing down the segment.
+    area : float64
+        Cells of land it drains.
+    width, depth : float64
+        Metres (cells) across, and of water at the bed.
+    box : float64, shape (n, 4)
+        ``(x0, y0, x1, y1)`` around the curve.
+    """
+
+    points: np.ndarray
+    surface: np.ndarray
+    discharge: np.ndarray
+    area: np.ndarray
+    width: np.ndarray
+    depth: np.ndarray
+    box: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class Drainage:
+    """A region's solved drainage (see the module docstring).
+
+    Attributes
+    ----------
+    region : Region
+    window : Window
+        The drainage level's samples.
+    elevation : float64, (H, W)
+        The model's elevation at them.
+    receiver : int64, (H, W)
+        Flat index of the sample each drains to, -1 for outlets.
+    area : float64, (H, W)
+        Cells of land draining through each sample.
+    discharge : float64, (H, W)
+        m^3/s through each sample.
+    river : bool, (H, W)
+        River samples.
+    lake : float64, (H, W)
+        Lake level (metres) at lake samples, ``-inf`` elsewhere.
+    segments : Segments
+    """
+
+    region: Region
+    window: Window
+    elevation: np.ndarray
+    receiver: np.ndarray
+    area: np.ndarray
+    discharge: np.ndarray
+    river: np.ndarray
+    lake: np.ndarray
+    segments: Segments
+
+
+def river_width(discharge: np.ndarray) -> np.ndarray:
+    """Metres across a river carrying ``discharge`` m^3/s (hydraulic
+    geometry, width ~ Q^0.5, Leopold and Maddock 1953), at least 1.5."""
+    return np.maximum(4.0 * np.sqrt(discharge), 1.5)
+
+
+def river_depth(discharge: np.ndarray) -> np.ndarray:
+    """Metres of water in a river carrying ``discharge`` m^3/s (depth ~
+    Q^0.4), from 0.5 to 6."""
+    return np.minimum(0.5 + 0.5 * discharge**0.4, 6.0)
+
+
+@functools.lru_cache(maxsize=CACHED)
+def solve(config: WorldConfig, region: Region) -> Drainage:
+    """The drainage of ``region`` (cached; see the module docstring)."""
+    window = region.window(config)
+    step = window.step
+    relief = _elevation.relief(config, window)
+    ground = relief.elevation.reshape(window.shape)
+    cols, rows = sample_axes(window)
+    rain = _climate.rainfall(config, cols, rows, step)
+    outside = ~_members(config, window, region)
+    outside[0, :] = outside[-1, :] = outside[:, 0] = outside[:, -1] = True
+    filled = fill_depressions(ground, epsilon=EPSILON, outlets=outside)
+    land = (ground >= 0.0) & ~outside
+    order = np.argsort(-filled, axis=None, kind="stable")
+    cell_area = float(step) * float(step)
+    runoff = rain * (cell_area / 1000.0 / SECONDS_A_YEAR)
+    receiver, area, discharge, donor, river = _network(
+        filled, outside, land, order, runoff, cell_area, river_area(config), ground,
+        -SHELF * config.ocean_depth, SEA_STEPS, _OFFSETS,
+    )  # fmt: skip
+    # The ground at each river's point, at full detail.
+    px, py = _jittered(config, window)
+    at = np.flatnonzero(river)
+    fine = np.zeros(river.size)
+    fine[at] = _elevation.relief_points(config, px.ravel()[at], py.ravel()[at], 1.0).elevation
+    lake, surface = _lakes_and_surfaces(
+        filled, ground, land, order, receiver, area, river, fine, river_area(config),
+        LAKE_DEPTH, LAKE_MIN,
+    )  # fmt: skip
+    shape = window.shape
+    receiver, area, discharge, river = (
+        v.reshape(shape) for v in (receiver, area, discharge, river)
+    )
+    segments = _segments(px, py, receiver, donor, surface, discharge, area, river)
+    return Drainage(region, window, ground, receiver, area, discharge, river, lake, segments)
+
+
+def _jittered(config: WorldConfig, window: Window) -> tuple[np.ndarray, np.ndarray]:
+    """Each sample's river point: its centre moved by up to JITTER of a
+    step, by a hash of its lattice position (the same in every region)."""
+    cols, rows = sample_axes(window)
+    step = window.step
+    seed = np.uint64(derive_seed(config.seed, _JITTER_TAG))
+    px = np.empty(window.shape)
+    py = np.empty(window.shape)
+    _jitter(seed, cols, rows, float(step), window.x // step, window.y // step, JITTER, px, py)
+    return px, py
+
+
+@kernel
+def _jitter(seed, cols, rows, step, i0, j0, amount, px, py):
+    for r in range(rows.size):
+        for c in range(cols.size):
+            i = i0 + c
+            j = j0 + r
+            px[r, c] = cols[c] + step * amount * (2.0 * uniform3(seed, i, j, 0) - 1.0)
+            py[r, c] = rows[r] + step * amount * (2.0 * uniform3(seed, i, j, 1) - 1.0)
+
+
+@kernel
+def _network(filled, outside, land, order, runoff, cell_area, min_area, ground, shelf,
+             sea_steps, offsets):  # fmt: skip
+    height, width = filled.shape
+    n = height * width
+    receiver = np.full(n, -1, np.int64)
+    # D8: the steepest drop on the filled heights (every sample not an
+    # outlet has a lower neighbour: the filling's slope sees to that).
+    for y in range(height):
+        for x in range(width):
+            p = y * width + x
+            if outside[y, x]:
+                continue
+            best = 0.0
+            for k in range(8):
+                yy = y + offsets[k, 0]
+                xx = x + offsets[k, 1]
+                if yy < 0 or yy >= height or xx < 0 or xx >= width:
+                    continue
+                drop = filled[y, x] - filled[yy, xx]
+                if k & 1:
+                    drop /= math.sqrt(2.0)
+                if drop > best:
+                    best = drop
+                    receiver[p] = yy * width + xx
+    area = np.zeros(n)
+    discharge = np.zeros(n)
+    donor = np.full(n, -1, np.int64)
+    river = np.zeros(n, np.bool_)
+    seaward = np.zeros(n, np.int64)  # samples a river has been followed out to sea
+    # Sources first: sums, main tributaries and rivers, downward.
+    for m in range(n):
+        p = order[m]
+        y = p // width
+        x = p - y * width
+        if land[y, x]:
+            area[p] += cell_area
+            discharge[p] += runoff[y, x]
+            river[p] = area[p] >= min_area
+        else:
+            river[p] = 0 < seaward[p] <= sea_steps and ground[y, x] > shelf
+        r = receiver[p]
+        if r < 0:
+            continue
+        area[r] += area[p]
+        discharge[r] += discharge[p]
+        if donor[r] < 0 or area[p] > area[donor[r]]:
+            donor[r] = p
+        if river[p]:
+            ry = r // width
+            if not land[ry, r - ry * width]:
+                seaward[r] = max(seaward[r], seaward[p] + 1)
+    return receiver, area, discharge, donor, river
+
+
+@kernel
+def _lakes_and_surfaces(filled, ground, land, order, receiver, area, river, fine, min_area,
+                        lake_depth, lake_min):  # fmt: skip
+    # Lakes: land samples raised by more than lake_depth, grouped by their
+    # spill point (the first sample below the lake on the way down); kept
+    # when the lake is deeper than lake_min somewhere and its spill point
+    # drains min_area. Downstream first, so a receiver is done before it.
+    height, width = filled.shape
+    n = height * width
+    flat_filled = filled.ravel()
+    on_land = land.ravel()
+    depth = flat_filled - ground.ravel()
+    spill = np.full(n, -1, np.int64)
+    deepest = np.zeros(n)
+    for m in range(n - 1, -1, -1):
+        p = order[m]
+        if not on_land[p] or depth[p] <= lake_depth:
+            continue
+        r = receiver[p]
+        if r < 0:
+            continue
+        s = r if not (on_land[r] and depth[r] > lake_depth) else spill[r]
+        spill[p] = s
+        if s >= 0 and depth[p] > deepest[s]:
+            deepest[s] = depth[p]
+    lake = np.full(n, -np.inf)
+    floor = np.full(n, -np.inf)  # the level of the first lake downstream
+    for m in range(n - 1, -1, -1):
+        p = order[m]
+        s = spill[p]
+        if s >= 0 and deepest[s] > lake_min and area[s] >= min_area:
+            lake[p] = flat_filled[s]
+            floor[p] = lake[p]
+        elif receiver[p] >= 0:
+            floor[p] = floor[receiver[p]]
+    # Water surfaces, sources first: the lowest of the ground on the way,
+    # never below the lake the water flows into.
+    surface = np.empty(n)
+    upstream = np.full(n, np.inf)
+    for m in range(n):
+        p = order[m]
+        if lake[p] > -np.inf:
+            raw = lake[p]
+        elif river[p]:
+            raw = min(flat_filled[p], fine[p]) if on_land[p] else min(0.0, fine[p])
+        else:
+            raw = flat_filled[p] if on_land[p] else 0.0
+        surface[p] = max(floor[p], min(raw, upstream[p]))
+        r = receiver[p]
+        if r >= 0 and surface[p] < upstream[r]:
+            upstream[r] = surface[p]
+    return lake.reshape(height, width), surface
+
+
+def _segments(px, py, receiver, donor, surface, discharge, area, river) -> Segments:
+    flat_river = river.ravel()
+    recv = receiver.ravel()
+    starts = np.flatnonzero(flat_river & (recv >= 0))
+    points = np.empty((starts.size, PIECES + 1, 2))
+    ends = np.empty((starts.size, 2))
+    _curves(px.ravel(), py.ravel(), recv, donor, starts, PIECES, points)
+    ends[:, 0] = surface[starts]
+    ends[:, 1] = surface[recv[starts]]
+    q = discharge.ravel()[starts]
+    box = np.empty((starts.size, 4))
+    box[:, 0] = points[:, :, 0].min(axis=1)
+    box[:, 1] = points[:, :, 1].min(axis=1)
+    box[:, 2] = points[:, :, 0].max(axis=1)
+    box[:, 3] = points[:, :, 1].max(axis=1)
+    return Segments(points, ends, q, area.ravel()[starts], river_width(q), river_depth(q), box)
+
+
+@kernel
+def _curves(px, py, receiver, donor, starts, pieces, out):
+    # Catmull-Rom from P1 (the sample) to P2 (its receiver), through P0
+    # (its main tributary, or P1 mirrored) and P3 (the receiver's
+    # receiver, or P2 mirrored).
+    for s in range(starts.size):
+        p1 = starts[s]
+        p2 = receiver[p1]
+        x1, y1, x2, y2 = px[p1], py[p1], px[p2], py[p2]
+        p0 = donor[p1]
+        if p0 >= 0:
+            x0, y0 = px[p0], py[p0]
+        else:
+            x0, y0 = 2.0 * x1 - x2, 2.0 * y1 - y2
+        p3 = receiver[p2]
+        if p3 >= 0:
+            x3, y3 = px[p3], py[p3]
+        else:
+            x3, y3 = 2.0 * x2 - x1, 2.0 * y2 - y1
+        for k in range(pieces + 1):
+            t = k / pieces
+            t2 = t * t
+            t3 = t2 * t
+            out[s, k, 0] = 0.5 * (
+                2.0 * x1 + (x2 - x0) * t + (2.0 * x0 - 5.0 * x1 + 4.0 * x2 - x3) * t2
+                + (3.0 * x1 - x0 - 3.0 * x2 + x3) * t3
+            )  # fmt: skip
+            out[s, k, 1] = 0.5 * (
+                2.0 * y1 + (y2 - y0) * t + (2.0 * y0 - 5.0 * y1 + 4.0 * y2 - y3) * t2
+                + (3.0 * y1 - y0 - 3.0 * y2 + y3) * t3
+            )  # fmt: skip

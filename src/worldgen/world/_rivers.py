@@ -1,0 +1,231 @@
+"""Rivers, lakes and the sea in any window, drawn from the regions' drainage.
+
+A window's water is made from the drainage of every region near it
+(:mod:`~worldgen.world._drainage`), sample by sample:
+
+- **Sea** where the model's elevation is below 0.
+- **Lake** where a lake of the drainage level is among the four drainage
+  samples around the sample and the ground is below its level.
+- **River** within half a river's width of a segment's curve (and never
+  narrower than 1.5 samples, so a river is a connected line at every
+  level), when the river drains at least ``(VISIBLE * step)^2`` cells:
+  big rivers show from far out, small ones as one zooms in. Where several
+  segments cover a sample, the lowest water surface wins. The surface
+  along a segment runs linearly between its ends, so it never rises
+  downstream.
+- **Carving**, at steps of at most :data:`CARVE_STEP` cells: a river's
+  bed is its surface less its depth (so the bed never rises downstream
+  either), and its banks slope down to it at :data:`BANK_SLOPE` (the
+  ground is lowered, never raised, beside a river).
+
+Every rule is pointwise given the regions' drainage, a pure function of
+the config: a window made alone equals the same samples of a bigger one.
+A sample depends on the regions whose :meth:`~worldgen.world._drainage.
+Region.box` is within ``MAX_REACH`` cells of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from worldgen._jit import kernel
+from worldgen.world import _drainage
+from worldgen.world._config import WorldConfig
+from worldgen.world._lod import sample_axes
+from worldgen.world._window import Window
+
+DRY, RIVER, LAKE, SEA = 0, 1, 2, 3
+WATER_KINDS = ("dry", "river", "lake", "sea")
+VISIBLE = 16.0  # a river shows at step s when it drains (VISIBLE s)^2 cells
+MIN_HALF_WIDTH = 0.75  # samples: rivers stay 8-connected
+CARVE_STEP = 4  # carve beds and banks at steps up to this
+BANK_SLOPE = 0.5  # metres a cell beside a river
+BANK = 12.0  # cells of bank at most
+
+
+@dataclasses.dataclass
+class Water:
+    """A window's water (arrays of its shape).
+
+    Attributes
+    ----------
+    kind : uint8
+        0 dry, 1 river, 2 lake, 3 sea.
+    surface : float64
+        Water surface (metres): the river's or the lake's level, 0 on the
+        sea, the ground elsewhere.
+    discharge : float32
+        m^3/s in rivers, 0 elsewhere.
+    ground : float64
+        The elevation with river beds and banks carved (the model's at
+        steps above :data:`CARVE_STEP`).
+    """
+
+    kind: np.ndarray
+    surface: np.ndarray
+    discharge: np.ndarray
+    ground: np.ndarray
+
+
+def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
+    """The water of ``window`` whose model elevation is ``elevation``."""
+    shape = window.shape
+    step = window.step
+    cols, rows = sample_axes(window)
+    half = 0.5 * step
+    x0, x1 = float(cols[0]) - half, float(cols[-1]) + half
+    y0, y1 = float(rows[0]) - half, float(rows[-1]) + half
+    reach = BANK + 64.0 + step
+    best = np.full(shape, np.inf)  # river surface
+    depth = np.zeros(shape)
+    flow = np.zeros(shape)
+    bank = np.full(shape, np.inf)
+    lake = np.full(shape, -np.inf)
+    carve = step <= CARVE_STEP
+    min_area = max(_drainage.river_area(config), (VISIBLE * step) ** 2)
+    for region in _drainage.regions_near(config, x0 - reach, y0 - reach, x1 + reach, y1 + reach):
+        bx0, by0, bx1, by1 = region.box(config)
+        if bx1 + reach < x0 or x1 < bx0 - reach or by1 + reach < y0 or y1 < by0 - reach:
+            continue
+        solved = _drainage.solve(config, region)
+        seg = solved.segments
+        hw = np.maximum(0.5 * seg.width, MIN_HALF_WIDTH * step)
+        r = hw + (BANK if carve else 0.0)
+        near = (
+            (seg.area >= min_area)
+            & (seg.box[:, 0] - r <= x1) & (seg.box[:, 2] + r >= x0)
+            & (seg.box[:, 1] - r <= y1) & (seg.box[:, 3] + r >= y0)
+        )  # fmt: skip
+        idx = np.flatnonzero(near)
+        if idx.size:
+            _draw(
+                seg.points, seg.surface, seg.discharge, seg.depth, hw, idx, cols, rows,
+                float(step), carve, BANK, BANK_SLOPE, best, depth, flow, bank,
+            )  # fmt: skip
+        _lakes(solved.lake, solved.window.x, solved.window.y, float(solved.window.step),
+               cols, rows, lake)  # fmt: skip
+    return _compose(elevation, best, depth, flow, bank, lake, carve)
+
+
+@kernel
+def _draw(points, ends, discharge, depths, half, idx, cols, rows, step, carve, bank_cells,
+          slope, best, depth, flow, bank):  # fmt: skip
+    x0 = cols[0]
+    y0 = rows[0]
+    pieces = points.shape[1] - 1
+    for s in idx:
+        hw = half[s]
+        reach = hw + (bank_cells if carve else 0.0)
+        bx0 = points[s, 0, 0]
+        bx1 = bx0
+        by0 = points[s, 0, 1]
+        by1 = by0
+        for k in range(1, pieces + 1):
+            bx0 = min(bx0, points[s, k, 0])
+            bx1 = max(bx1, points[s, k, 0])
+            by0 = min(by0, points[s, k, 1])
+            by1 = max(by1, points[s, k, 1])
+        c0 = max(int(np.ceil((bx0 - reach - x0) / step)), 0)
+        c1 = min(int(np.floor((bx1 + reach - x0) / step)), cols.size - 1)
+        r0 = max(int(np.ceil((by0 - reach - y0) / step)), 0)
+        r1 = min(int(np.floor((by1 + reach - y0) / step)), rows.size - 1)
+        for r in range(r0, r1 + 1):
+            y = rows[r]
+            for c in range(c0, c1 + 1):
+                x = cols[c]
+                near = np.inf
+                at = 0.0
+                for k in range(pieces):
+                    ax = points[s, k, 0]
+                    ay = points[s, k, 1]
+                    dx = points[s, k + 1, 0] - ax
+                    dy = points[s, k + 1, 1] - ay
+                    length = dx * dx + dy * dy
+                    u = 0.0
+                    if length > 0.0:
+                        u = min(max(((x - ax) * dx + (y - ay) * dy) / length, 0.0), 1.0)
+                    ex = ax + u * dx - x
+                    ey = ay + u * dy - y
+                    d = ex * ex + ey * ey
+                    if d < near:
+                        near = d
+                        at = (k + u) / pieces
+                dist = np.sqrt(near)
+                if dist > reach:
+                    continue
+                surface = ends[s, 0] + (ends[s, 1] - ends[s, 0]) * at
+                if dist <= hw:
+                    if surface < best[r, c]:
+                        best[r, c] = surface
+                        depth[r, c] = depths[s]
+                        flow[r, c] = discharge[s]
+                elif carve:
+                    level = surface + slope * (dist - hw)
+                    if level < bank[r, c]:
+                        bank[r, c] = level
+
+
+@kernel
+def _lakes(levels, gx0, gy0, gstep, cols, rows, out):
+    # The highest lake level among the four drainage samples around each
+    # sample (the drainage window's samples sit at block centres).
+    height, width = levels.shape
+    half = 0.5 * (gstep - 1.0)
+    for r in range(rows.size):
+        fy = (rows[r] - gy0 - half) / gstep
+        j = int(np.floor(fy))
+        if j < 0 or j + 1 >= height:
+            continue
+        for c in range(cols.size):
+            fx = (cols[c] - gx0 - half) / gstep
+            i = int(np.floor(fx))
+            if i < 0 or i + 1 >= width:
+                continue
+            level = max(
+                max(levels[j, i], levels[j, i + 1]), max(levels[j + 1, i], levels[j + 1, i + 1])
+            )
+            if level > out[r, c]:
+                out[r, c] = level
+
+
+@kernel
+def _compose_kernel(elevation, best, depth, flow, bank, lake, carve, kind, surface, discharge, ground):  # fmt: skip
+    height, width = elevation.shape
+    for r in range(height):
+        for c in range(width):
+            e = elevation[r, c]
+            g = e
+            if e < 0.0:
+                kind[r, c] = 3
+                surface[r, c] = 0.0
+            elif e < lake[r, c]:
+                kind[r, c] = 2
+                surface[r, c] = lake[r, c]
+            elif best[r, c] < np.inf:
+                kind[r, c] = 1
+                s = max(best[r, c], 0.0)
+                surface[r, c] = s
+                discharge[r, c] = flow[r, c]
+                if carve:
+                    g = s - depth[r, c]
+            else:
+                kind[r, c] = 0
+                if carve and bank[r, c] < e:
+                    g = bank[r, c]
+                surface[r, c] = g
+            ground[r, c] = g
+
+
+def _compose(elevation, best, depth, flow, bank, lake, carve) -> Water:
+    shape = elevation.shape
+    kind = np.empty(shape, np.uint8)
+    surface = np.empty(shape)
+    discharge = np.zeros(shape, np.float32)
+    ground = np.empty(shape)
+    _compose_kernel(
+        np.ascontiguousarray(elevation, dtype=np.float64), best, depth, flow, bank, lake,
+        carve, kind, surface, discharge, ground,
+    )  # fmt: skip
+    return Water(kind, surface, discharge, ground)
