@@ -92,9 +92,9 @@ def test_terrain_heights_are_the_maps(map_set, tmp_path):
 
 def test_the_voxel_worlds_water_is_the_maps(map_set):
     """The voxel world of the same seed, around the same spawn: columns whose
-    top is water agree with the map's water.npy (rivers aside: the voxel
-    world's own river beds hold water the map has not)."""
-    config = VoxelConfig(seed=0, rivers=False)
+    top is water agree with the map's water.npy (the world's rivers and
+    lakes in both)."""
+    config = VoxelConfig(seed=0)
     x, y = spawn(config.world)
     blocks, heights = generate_region(config, x - 128, y - 128, 256, 256)
     top = np.take_along_axis(blocks, (heights - config.y_min)[None].astype(np.int64), axis=0)[0]

@@ -319,13 +319,13 @@ def test_bad_world_config(kwargs, message):
         VoxelConfig(**kwargs)
 
 
-@pytest.mark.parametrize("old", [1, 2, 3, 4])
+@pytest.mark.parametrize("old", [1, 2, 3, 4, 5])
 def test_a_store_of_an_older_generator_version_is_refused(tmp_path, monkeypatch, old):
     config = VoxelConfig(seed=3)
     monkeypatch.setattr(_config, "GENERATOR_VERSION", old)
     old_key = config.key
     monkeypatch.undo()
-    assert GENERATOR_VERSION == 5 and old_key != config.key
+    assert GENERATOR_VERSION == 6 and old_key != config.key
     ChunkStore(tmp_path / "world.db", old_key).close()
     with pytest.raises(StoreMismatchError):
         ChunkStore(tmp_path / "world.db", config.key)

@@ -101,7 +101,7 @@ def _river_windows(count: int, size: int = 1024) -> list[Window]:
         x = (i + 0.5) * CONFIG.continent_size
         y = (j + 0.5) * CONFIG.continent_size
         for region in _drainage.regions_near(CONFIG, x, y, x, y):
-            seg = _drainage.solve(CONFIG, region).segments
+            seg = _drainage.network(CONFIG, region).segments
             if not seg.area.size:
                 continue
             k = int(np.argmax(seg.area))
@@ -201,7 +201,7 @@ def test_threads_agree(far_windows):
     try:
         for threads in (1, 2):
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-            _drainage.solve.cache_clear()
+            _drainage.network.cache_clear()
             f = world_fields(CONFIG, window, climate=False, rivers=True)
             made.append((f.water_kind.tobytes(), f.surface.tobytes(), f.elevation.tobytes()))
     finally:

@@ -271,12 +271,24 @@ class MapConfig:
         then the mask, then the height curve (see :meth:`NoiseMap.generate`)."""
         window = self.window if window is None else window
         if self.world is not None:
-            from worldgen.world._elevation import elevation
-
-            return self.unit_from_metres(elevation(self.world, window.grown(halo)))
+            return self.unit_from_metres(self.world_ground(window.grown(halo))[0])
         heights = self.terrain.generate(window, halo=halo)
         wx, wy = self.terrain.world_axes(window.grown(halo))
         return self.curve(self.mask.apply(heights, wx, wy))
+
+    def world_ground(self, window: Window) -> tuple[np.ndarray, np.ndarray | None]:
+        """A world's metres over ``window``, river beds and banks carved,
+        and its water kinds (0 dry, 1 river, 2 lake, 3 sea); at steps above
+        :data:`~worldgen.world._rivers.DRAWN_STEP` the model's metres and
+        None (no rivers drawn)."""
+        from worldgen.world._elevation import elevation
+        from worldgen.world._fields import world_fields
+        from worldgen.world._rivers import DRAWN_STEP
+
+        if window.step > DRAWN_STEP:
+            return elevation(self.world, window), None
+        fields = world_fields(self.world, window, climate=False, rivers=True)
+        return fields.elevation, fields.water_kind
 
     def unit_elevation(self, elevation: np.ndarray) -> np.ndarray:
         """Elevation in [0, 1]: as made, or for ``normalize='none'`` mapped
@@ -343,9 +355,18 @@ def make_layers(config: MapConfig, window: Window | None = None, *, progress=Non
     halo = config.tile_halo if config.seamless else 0
     grown = window.grown(halo)
     stage("noise")
-    around = config.elevation(grown)  # masked and curved too: both are cheap
+    fresh = None
+    if config.world is not None:
+        # The world's carved ground, its rivers and lakes fresh water.
+        metres, kinds = config.world_ground(grown)
+        around = config.unit_from_metres(metres)
+        fresh = None if kinds is None else (kinds == 1) | (kinds == 2)
+    else:
+        around = config.elevation(grown)  # masked and curved too: both are cheap
     stage("shaping")
-    return layers_from_heights(config, window, around, halo=halo, progress=progress)
+    return layers_from_heights(
+        config, window, around, halo=halo, fresh_water=fresh, progress=progress
+    )
 
 
 def layers_from_heights(

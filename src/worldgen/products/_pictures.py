@@ -123,11 +123,14 @@ def shaded_colour(
     relief: float | None = None,
     blend: bool = False,
     halo: int = 1,
+    wet: np.ndarray | None = None,
 ) -> np.ndarray:
     """Band colours (stepped, or blended between band tops) with hillshading.
 
     ``heights``, ``relief`` and ``halo`` are as for :func:`relief_shade`;
-    returns an ``(H, W, 3)`` uint8 picture of the window.
+    returns an ``(H, W, 3)`` uint8 picture of the window. ``wet`` (bool, the
+    window's shape), if given, marks lakes and rivers: on land they take the
+    top water band's colour, as in :func:`map_pictures`.
 
     Examples
     --------
@@ -137,6 +140,19 @@ def shaded_colour(
     """
     padded = _with_halo(heights, halo)
     relief = config.relief if relief is None else check_positive(relief, "relief")
+    water = config.water_classes
+    if wet is not None and water:
+        top = config.bands[max(water)].top
+        starts = range(0, padded.shape[0] - 2, _band_rows(padded.shape[1]))
+        return _joined(
+            _band_colours(
+                config,
+                _wet_at_top(part[1:-1, 1:-1], wet[r0 : r0 + part.shape[0] - 2], top),
+                relief_shade(config, part, relief=relief),
+                blend,
+            )
+            for r0, part in zip(starts, _bands(padded))
+        )
     if not blend:  # one pass, the same bytes
         return _joined(
             shaded_bands(
@@ -171,6 +187,12 @@ def _joined(bands) -> np.ndarray:
     """The pictures of the bands, one under the other."""
     bands = list(bands)
     return bands[0] if len(bands) == 1 else np.concatenate(bands)
+
+
+def _wet_at_top(shown: np.ndarray, wet: np.ndarray, top: float) -> np.ndarray:
+    """Heights with lakes and rivers above the water bands' ``top`` put at
+    it (so they take its colour)."""
+    return np.where(wet & (shown > top), top, shown)
 
 
 def _band_colours(config: MapConfig, heights, shade, blend: bool) -> np.ndarray:
@@ -253,8 +275,7 @@ def map_pictures(
         shown = part[1:-1, 1:-1]
         if layers.water is not None and top is not None:
             # Lakes and rivers on land take the top water band's colour.
-            wet = layers.water[r0 : r0 + shade.shape[0]]
-            shown = np.where(wet & (shown > top), top, shown)
+            shown = _wet_at_top(shown, layers.water[r0 : r0 + shade.shape[0]], top)
         colour.append(_band_colours(config, shown, shade, blend))
         normal.append(normal_map(part, strength=config.relief)[1:-1, 1:-1])
     return MapPictures(

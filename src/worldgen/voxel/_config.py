@@ -15,7 +15,7 @@ from worldgen.world._config import WorldConfig
 
 # Bumped whenever generation changes what a config makes, so that stores
 # made by an older generator are never mixed with new chunks.
-GENERATOR_VERSION = 5
+GENERATOR_VERSION = 6
 
 TERRAINS = ("3d", "heightmap")
 
@@ -56,8 +56,9 @@ class VoxelConfig:
         Fill caves below sea level with water and lava pockets, each with
         its own level (True); without, caves are dry.
     rivers : bool
-        Carve river beds, filled with water, where the ground's water
-        gathers (True); see :mod:`worldgen.voxel._rivers`.
+        The world's rivers and lakes (True): beds carved to the world's
+        carved ground and filled with water up to the water's surface
+        (see :mod:`worldgen.world._rivers`), the same rivers as the map's.
     trees : bool
         Grow trees (True).
     ores : bool

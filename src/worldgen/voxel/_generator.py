@@ -95,10 +95,9 @@ from worldgen.voxel._blocks import (
 )
 from worldgen.voxel._chunk import CHUNK, Chunk
 from worldgen.voxel._config import VoxelConfig
-from worldgen.voxel._rivers import NONE as NO_RIVER
-from worldgen.voxel._rivers import river_columns
 from worldgen.world._config import WorldConfig
 from worldgen.world._elevation import LAND_RAMP
+from worldgen.world._rivers import LAKE, RIVER
 from worldgen.world._fields import WorldFields, world_fields
 from worldgen.world._hash import uniform3
 from worldgen.world._window import Window
@@ -190,6 +189,8 @@ class Columns:
     biome: np.ndarray | None  # uint8, the world's biome
     aquifer_x: np.ndarray  # float64, warped x at which aquifers are looked up
     aquifer_z: np.ndarray  # float64, warped z
+    water_kind: np.ndarray | None = None  # uint8, the world's (rivers only)
+    water_surface: np.ndarray | None = None  # float64, the water's y (rivers only)
 
 
 def columns(
@@ -202,14 +203,16 @@ def columns(
     only (the rest zero)."""
     window = Window(x0, z0, width, depth, step)
     full = names is None
-    fields = _world_fields(config.world, window, climate=full)
+    fields = _world_fields(config.world, window, climate=full, rivers=config.rivers)
     land = np.clip(fields.continentalness / LAND_RAMP, 0.0, 1.0)
     mountains = np.maximum(fields.mountains, 0.0) * land * land * (3.0 - 2.0 * land)
     height = config.sea_level + fields.elevation
     relief = np.minimum(RELIEF_SLOPE * mountains, RELIEF_MAX)
     zero = np.zeros((depth, width))
+    kind = fields.water_kind
+    water = None if kind is None else config.sea_level + fields.surface
     if not full:
-        return Columns(height, relief, zero, None, zero, zero)
+        return Columns(height, relief, zero, None, zero, zero, kind, water)
     wx = x0 + np.arange(width, dtype=np.float64) * step
     wz = z0 + np.arange(depth, dtype=np.float64) * step
     noise = _noises(config.seed)
@@ -223,6 +226,8 @@ def columns(
         fields.biome,
         wx[None, :] + AQUIFER_WARP * field["aquifer warp x"],
         wz[:, None] + AQUIFER_WARP * field["aquifer warp z"],
+        kind,
+        water,
     )
 
 
@@ -234,21 +239,25 @@ def columns(
 # the crop is the same bytes as the chunk's own window.
 FIELD_BLOCK = 64
 FIELD_HALO = 8
+NO_RIVER = -(2**31)  # "no river here", in a column's water top and cap
 
 
 @functools.lru_cache(maxsize=64)
-def _block_fields(world: WorldConfig, bx: int, bz: int) -> WorldFields:
+def _block_fields(world: WorldConfig, bx: int, bz: int, rivers: bool) -> WorldFields:
     window = Window(
         bx * FIELD_BLOCK - FIELD_HALO, bz * FIELD_BLOCK - FIELD_HALO,
         FIELD_BLOCK + 2 * FIELD_HALO, FIELD_BLOCK + 2 * FIELD_HALO,
     )  # fmt: skip
-    fields = world_fields(world, window)
+    fields = world_fields(world, window, rivers=rivers)
     for array in dataclasses.astuple(fields):
-        array.flags.writeable = False
+        if array is not None:
+            array.flags.writeable = False
     return fields
 
 
-def _world_fields(world: WorldConfig, window: Window, *, climate: bool) -> WorldFields:
+def _world_fields(
+    world: WorldConfig, window: Window, *, climate: bool, rivers: bool
+) -> WorldFields:
     """:func:`world_fields` of ``window``: cut from its block's (see
     :data:`FIELD_BLOCK`) when it fits in one, else made for it alone."""
     bx = (window.x + FIELD_HALO) // FIELD_BLOCK
@@ -260,12 +269,14 @@ def _world_fields(world: WorldConfig, window: Window, *, climate: bool) -> World
         or window.x + window.width > x0 + side
         or window.y + window.height > z0 + side
     ):
-        return world_fields(world, window, climate=climate)
-    block = _block_fields(world, bx, bz)
+        return world_fields(world, window, climate=climate, rivers=rivers)
+    block = _block_fields(world, bx, bz, rivers)
     cut = np.s_[
         window.y - z0 : window.y - z0 + window.height, window.x - x0 : window.x - x0 + window.width
     ]
-    return WorldFields(*(array[cut] for array in dataclasses.astuple(block)))
+    return WorldFields(
+        *(None if array is None else array[cut] for array in dataclasses.astuple(block))
+    )
 
 
 def biomes(cols: Columns, surface: np.ndarray, sea_level: int) -> np.ndarray:
@@ -535,6 +546,18 @@ def _fill(
                 above = block
 
 
+def _river_columns(cols: Columns, surface: np.ndarray, y_max: int):
+    """The world's rivers and lakes in columns whose ground tops are
+    ``surface``: ``(water top, cap, wet)``: the water's highest block y (at
+    least one block over the ground), the highest ground block kept (the
+    bed: no 3D relief fills a river), ``NO_RIVER`` in dry columns."""
+    wet = (cols.water_kind == RIVER) | (cols.water_kind == LAKE)
+    cap = np.minimum(surface, np.floor(cols.height).astype(np.int64))
+    top = np.floor(cols.water_surface).astype(np.int64)
+    top = np.minimum(np.maximum(top, cap + 1), y_max)
+    return np.where(wet, top, NO_RIVER), np.where(wet, cap, NO_RIVER), wet
+
+
 def _steep(surface: np.ndarray, rise: int) -> np.ndarray:
     """Columns whose surface differs from a 4-neighbour's by ``rise`` or
     more (beyond the edges, the edge columns themselves)."""
@@ -692,9 +715,8 @@ def generate_region(
         surface = np.clip(np.floor(cols.height), config.y_min + 8, config.y_max - 24)
         surface = surface.astype(np.int64)
     if config.rivers:
-        river, cap = river_columns(config, ex0, ez0, ewidth, edepth)
-        cut = cap != NO_RIVER
-        surface = np.where(cut, np.minimum(surface, cap), surface)
+        river, cap, cut = _river_columns(cols, surface, config.y_max)
+        surface = np.where(cut, cap, surface)
     else:
         river = cap = np.full(surface.shape, NO_RIVER, dtype=np.int64)
         cut = np.zeros(surface.shape, dtype=np.bool_)
@@ -802,7 +824,7 @@ def surface_blocks(
     """
     m = MARGIN if window.step == 1 else 0
     grown = window.grown(m)
-    fields = world_fields(config.world, grown)
+    fields = world_fields(config.world, grown, rivers=config.rivers)
     surface = np.floor(config.sea_level + fields.elevation)
     surface = np.clip(surface, config.y_min + 8, config.y_max - 24).astype(np.int64)
     sea = config.sea_level
@@ -817,7 +839,14 @@ def surface_blocks(
     under = surface < sea
     ids[under] = np.where(fields.temperature[under] < 0.0, ICE, WATER)
     top = np.where(under, sea, surface)
-    depth = np.where(under, sea - surface, 0)
+    if config.rivers:
+        fresh = (fields.water_kind == RIVER) | (fields.water_kind == LAKE)
+        water_top = np.floor(sea + fields.surface).astype(np.int64)
+        water_top = np.minimum(np.maximum(water_top, surface + 1), config.y_max)
+        ids[fresh] = WATER
+        top = np.where(fresh, np.maximum(water_top, top), top)
+        under |= fresh
+    depth = np.where(under, top - surface, 0)
     inner = np.s_[m : m + window.height, m : m + window.width]
     ids, top, depth = ids[inner].copy(), top[inner].copy(), depth[inner]
     cover = np.zeros(ids.shape)

@@ -133,6 +133,12 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _SEA = np.array([24, 34, 60], dtype=np.uint8)
 
 
+def _with_rivers(window: Window) -> bool:
+    from worldgen.world._rivers import DRAWN_STEP
+
+    return window.step <= DRAWN_STEP
+
+
 def _climate(config: MapConfig, window: Window) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Temperature (degrees C), rainfall (mm a year) and water of a window:
     the world's, or the classic map's temperature and moisture noises
@@ -140,7 +146,7 @@ def _climate(config: MapConfig, window: Window) -> tuple[np.ndarray, np.ndarray,
     if config.world is not None:
         from worldgen.world._fields import world_fields
 
-        fields = world_fields(config.world, window)
+        fields = world_fields(config.world, window, rivers=_with_rivers(window))
         return fields.temperature, fields.rainfall, fields.water
     layers = make_layers(config, window)
     temperature = layers.temperature if layers.temperature is not None else layers.moisture * 0
@@ -151,7 +157,7 @@ def _biome_ids(config: MapConfig, window: Window) -> np.ndarray:
     if config.world is not None:
         from worldgen.world._fields import world_fields
 
-        return world_fields(config.world, window).biome
+        return world_fields(config.world, window, rivers=_with_rivers(window)).biome
     return make_layers(config, window).biomes
 
 
@@ -167,16 +173,21 @@ def _map_tiles(config: MapConfig, layer: str, z: int, x: int, y: int, n: int) ->
         return image
     if layer == "height":
         if config.world is not None:
-            from worldgen.world._elevation import elevation
-
-            return terrarium(elevation(config.world, inner_window))
+            return terrarium(config.world_ground(inner_window)[0])
         return terrarium(
             config.metres_from_unit(config.unit_elevation(config.elevation(inner_window)))
         )
-    heights = config.unit_elevation(config.elevation(window))
+    wet = None
+    if config.world is not None:
+        metres, kinds = config.world_ground(window)
+        heights = config.unit_from_metres(metres)
+        if kinds is not None:
+            wet = (kinds[1:-1, 1:-1] == 1) | (kinds[1:-1, 1:-1] == 2)
+    else:
+        heights = config.unit_elevation(config.elevation(window))
     strength = relief(config) / tile_step(z)  # slopes in world units at every zoom
     if layer == "colour":
-        return shaded_colour(config, heights, relief=strength)
+        return shaded_colour(config, heights, relief=strength, wet=wet)
     shade = relief_shade(config, heights, relief=strength)
     if layer == "hillshade":
         return np.rint(shade * 255.0).astype(np.uint8)

@@ -67,7 +67,7 @@ PIECES = 8  # straight pieces per segment
 SEA_STEPS = 4  # samples a river is followed out to sea
 SHELF = 0.12  # ... while the sea floor is above this share of the ocean depth
 EPSILON = 1e-3  # metres: the slope the filling gives flats, per sample
-CACHED = 24  # regions kept in memory
+CACHED = 64  # regions whose networks are kept in memory
 SECONDS_A_YEAR = 365.25 * 86400.0
 _JITTER_TAG = 0x52495601
 _OFFSETS = np.array(
@@ -237,19 +237,32 @@ def river_depth(discharge: np.ndarray) -> np.ndarray:
     return np.minimum(0.5 + 0.5 * discharge**0.4, 6.0)
 
 
-@functools.lru_cache(maxsize=CACHED)
 def solve(config: WorldConfig, region: Region) -> Drainage:
-    """The drainage of ``region`` (cached; see the module docstring)."""
+    """The drainage of ``region`` (see the module docstring), with every
+    array; :func:`network` keeps what windows need."""
     window = region.window(config)
     step = window.step
-    relief = _elevation.relief(config, window)
-    ground = relief.elevation.reshape(window.shape)
-    cols, rows = sample_axes(window)
-    rain = _climate.rainfall(config, cols, rows, step)
+    ground = _elevation.relief(config, window).elevation.reshape(window.shape)
     outside = ~_members(config, window, region)
-    outside[0, :] = outside[-1, :] = outside[:, 0] = outside[:, -1] = True
-    filled = fill_depressions(ground, epsilon=EPSILON, outlets=outside)
+    # The solve needs the land and a few samples of sea round it (rivers are
+    # followed SEA_STEPS samples out): the rest is ocean, an outlet anyway.
     land = (ground >= 0.0) & ~outside
+    rows = np.flatnonzero(land.any(axis=1))
+    cols = np.flatnonzero(land.any(axis=0))
+    if rows.size:
+        pad = SEA_STEPS + 2
+        r0, r1 = max(rows[0] - pad, 0), min(rows[-1] + pad + 1, window.height)
+        c0, c1 = max(cols[0] - pad, 0), min(cols[-1] + pad + 1, window.width)
+    else:
+        r0, r1, c0, c1 = 0, 3, 0, 3
+    window = Window(window.x + c0 * step, window.y + r0 * step, c1 - c0, r1 - r0, step)
+    ground = np.ascontiguousarray(ground[r0:r1, c0:c1])
+    outside = np.ascontiguousarray(outside[r0:r1, c0:c1])
+    outside[0, :] = outside[-1, :] = outside[:, 0] = outside[:, -1] = True
+    land = (ground >= 0.0) & ~outside
+    axes = sample_axes(window)
+    rain = _climate.rainfall(config, *axes, step)
+    filled = fill_depressions(ground, epsilon=EPSILON, outlets=outside)
     order = np.argsort(-filled, axis=None, kind="stable")
     cell_area = float(step) * float(step)
     runoff = rain * (cell_area / 1000.0 / SECONDS_A_YEAR)
@@ -272,6 +285,25 @@ def solve(config: WorldConfig, region: Region) -> Drainage:
     )
     segments = _segments(px, py, receiver, donor, surface, discharge, area, river)
     return Drainage(region, window, ground, receiver, area, discharge, river, lake, segments)
+
+
+@dataclasses.dataclass(frozen=True)
+class Network:
+    """What windows need of a region's drainage: its river segments, and
+    its lake levels on the drainage samples of ``window`` (``-inf`` where
+    there is no lake)."""
+
+    segments: Segments
+    lake: np.ndarray
+    window: Window
+
+
+@functools.lru_cache(maxsize=CACHED)
+def network(config: WorldConfig, region: Region) -> Network:
+    """The river segments and lakes of ``region`` (solved once, then kept:
+    the last :data:`CACHED` regions)."""
+    solved = solve(config, region)
+    return Network(solved.segments, solved.lake, solved.window)
 
 
 def _jittered(config: WorldConfig, window: Window) -> tuple[np.ndarray, np.ndarray]:

@@ -41,6 +41,10 @@ WATER_KINDS = ("dry", "river", "lake", "sea")
 VISIBLE = 16.0  # a river shows at step s when it drains (VISIBLE s)^2 cells
 MIN_HALF_WIDTH = 0.75  # samples: rivers stay 8-connected
 CARVE_STEP = 4  # carve beds and banks at steps up to this
+# Products draw rivers in windows of steps up to this (a window of 256
+# samples then meets a few regions of the continent lattice, each solved
+# once; far coarser, one window would solve hundreds).
+DRAWN_STEP = 1024
 BANK_SLOPE = 0.5  # metres a cell beside a river
 BANK = 12.0  # cells of bank at most
 
@@ -89,7 +93,7 @@ def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
         bx0, by0, bx1, by1 = region.box(config)
         if bx1 + reach < x0 or x1 < bx0 - reach or by1 + reach < y0 or y1 < by0 - reach:
             continue
-        solved = _drainage.solve(config, region)
+        solved = _drainage.network(config, region)
         seg = solved.segments
         hw = np.maximum(0.5 * seg.width, MIN_HALF_WIDTH * step)
         r = hw + (BANK if carve else 0.0)
