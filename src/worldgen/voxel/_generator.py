@@ -97,9 +97,9 @@ from worldgen.voxel._chunk import CHUNK, Chunk
 from worldgen.voxel._config import VoxelConfig
 from worldgen.world._config import WorldConfig
 from worldgen.world._elevation import LAND_RAMP
-from worldgen.world._rivers import LAKE, RIVER
 from worldgen.world._fields import WorldFields, world_fields
 from worldgen.world._hash import uniform3
+from worldgen.world._rivers import LAKE, RIVER
 from worldgen.world._window import Window
 
 OCEAN, BEACH, PLAINS, FOREST, DESERT, TAIGA, SNOWY, MOUNTAINS = range(8)
