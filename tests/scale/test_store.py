@@ -42,13 +42,18 @@ def test_terrain_blocks_equal_the_whole_window(tmp_path):
     assert np.array_equal(got["height"], whole.height.astype(np.float32))
     assert np.array_equal(got["biome"], whole.carved.biomes)
     assert np.array_equal(got["colour"], whole.colour)
-    river = np.where(whole.terrain.rivers.river, 1, np.where(whole.terrain.rivers.lakes, 2, 0))
+    flow = whole.terrain.rivers
+    sea = np.where(whole.carved.water, 3, 0)
+    river = np.where(flow.river, 1, np.where(flow.lakes, 2, sea))
     assert np.array_equal(got["river"], river)
-    assert got["river"].any() and (got["done"] == 1).all()
+    assert (got["river"] == 1).any() and (got["done"] == 1).all()
+    assert np.array_equal(
+        got["discharge"], np.where(flow.river, flow.accumulation, 0.0).astype(np.float32)
+    )
     attrs = zarr.open_group(tmp_path / "w.zarr", mode="r").attrs
     assert attrs["complete"] and attrs["window"] == [FAR.x, FAR.y, FAR.width, FAR.height]
     assert attrs["block"] == 64 and set(attrs["layers"]) == {
-        "height", "eroded", "biome", "river", "colour"
+        "height", "eroded", "biome", "river", "discharge", "colour"
     }  # fmt: skip
 
 
@@ -256,3 +261,23 @@ def test_the_base_install_does_not_import_dask():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_worlds_store_holds_its_rivers_sea_and_discharge(tmp_path):
+    """A world's terrain store: its own rivers (the world's, wide as their
+    discharge), lakes and sea in ``river``, m^3/s in ``discharge``."""
+    from worldgen.world import Window as W
+    from worldgen.world import WorldConfig, world_fields
+
+    world = WorldConfig(seed=0)
+    cfg = map_config(preset("continents", 128, 128))
+    assert cfg.world == world
+    # Where a river of seed 0 meets the sea (tests/voxel/test_exports.py).
+    window = W(-81184 - 64, -84704 - 64, 128, 128)
+    build_store(tmp_path / "r.zarr", "terrain", cfg, TerrainConfig(droplets=0), window=window,
+                block=64)  # fmt: skip
+    got = arrays(tmp_path / "r.zarr")
+    fields = world_fields(world, window, climate=False, rivers=True)
+    assert np.array_equal(got["river"], fields.water_kind)
+    assert (got["river"] == 1).sum() > 300
+    assert np.array_equal(got["discharge"], fields.discharge)

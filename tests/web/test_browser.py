@@ -325,3 +325,79 @@ def test_voxel_layer_note_and_errors_that_clear_and_fit(page):
     page.page.check("input[name=layer][value=colour]")
     page.page.wait_for_selector("#error", state="hidden")
     assert page.errors == []
+
+
+def _river_point(size: int = 21) -> tuple[int, int]:
+    """A point of a big river of seed 0 inland, as the zoom-6 tiles draw it
+    (a river pixel with land on most of its pixels around), in the upper
+    middle of its tile (clear of the page's status box)."""
+    from worldgen.web._tiles import tile_window
+    from worldgen.world import Window, _drainage, world_fields
+
+    world = WorldConfig(seed=0)
+    step = 1024
+    corner = tile_window(6, 0, 0)
+    reach = 2 * world.continent_size
+    box = (SPAWN[0] - reach, SPAWN[1] - reach, SPAWN[0] + reach, SPAWN[1] + reach)
+    for region in _drainage.regions_near(world, *box):
+        seg = _drainage.network(world, region).segments
+        for k in np.argsort(-seg.area)[:3000]:
+            if seg.area[k] < (16 * step) ** 2 or seg.surface[k, 0] < 10.0:
+                continue
+            x, z = (int(v) for v in seg.points[k, 0])
+            x, z = x - x % step + step // 2, z - z % step + step // 2  # a pixel's centre
+            i, j = (x - corner.x) // step % 256, (z - corner.y) // step % 256
+            if not (40 < i < 216 and 30 < j < 150):
+                continue
+            half = size // 2 * step
+            kinds = world_fields(
+                world, Window(x - half - step // 2, z - half - step // 2, size, size, step),
+                climate=False, rivers=True,
+            ).water_kind  # fmt: skip
+            if kinds[size // 2, size // 2] == 1 and (kinds == 0).mean() > 0.6:
+                return x, z
+    raise AssertionError("no inland river found")
+
+
+def test_zoom_6_shows_a_big_river(browser, server):
+    # A small view on the zoom-6 tile that holds the river: drawing a tile
+    # solves the drainage of the dozen regions of the continent lattice it
+    # spans.
+    from worldgen.web._tiles import tile_window
+
+    x, z = _river_point()
+    w = tile_window(6, 0, 0)
+    size = 256 * w.step
+    tile = tile_window(6, (x - w.x) // size, (z - w.y) // size)
+    cx, cz = tile.x + size // 2, tile.y + size // 2
+    context = browser.new_context(viewport={"width": MAP["x"] + 256, "height": 256})
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server + f"#x={cx}&z={cz}&zoom=6&layer=colour&pitch=0&bearing=0")
+        page.wait_for_function(LOADED, timeout=300_000)
+        time.sleep(0.3)
+        page.wait_for_function(LOADED, timeout=60_000)
+        # Where the page draws the river's cell (grid.js's cellToLngLat).
+        spot = page.evaluate(
+            """([x, z]) => {
+                const size = 256 * 2 ** 16, half = size / 2;
+                const mx = (x + half) / size, my = (z + half) / size;
+                const lat = Math.atan(Math.sinh(Math.PI * (1 - 2 * my))) * 180 / Math.PI;
+                const p = window.explorer.map.project([mx * 360 - 180, lat]);
+                const r = window.explorer.map.getCanvas().getBoundingClientRect();
+                return [r.x + p.x, r.y + p.y, window.explorer.map.getZoom()];
+            }""",
+            [x, z],
+        )
+        pixels = np.asarray(Image.open(io.BytesIO(page.screenshot())).convert("RGB"))
+        pixels = pixels.astype(np.int16)
+    finally:
+        context.close()
+    px, py = round(spot[0]), round(spot[1])
+    near = _water(pixels[py - 3 : py + 4, px - 3 : px + 4])
+    around = _water(pixels[py - 10 : py + 11, px - 10 : px + 11])
+    assert near.any(), "no river where it runs"
+    assert around.mean() < 0.4  # on land: a river, not the sea
+    assert errors == []

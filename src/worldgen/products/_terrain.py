@@ -31,6 +31,8 @@ from worldgen.products._mesh import Mesh, Surface, heightfield_surface
 from worldgen.terrain._erosion import ErosionResult, HydraulicErosion
 from worldgen.terrain._rivers import RiverResult
 from worldgen.terrain._windowed import World, crop_index, overlap
+from worldgen.world._fields import world_fields
+from worldgen.world._rivers import DRAWN_STEP
 from worldgen.world._shaping import HeightCurve
 from worldgen.world._window import Window
 
@@ -276,8 +278,33 @@ def carve_and_water(
     flow = None
     if world.config.rivers:
         stage("rivers")
-        flow = world.water(window, heights)
+        if world.map_config.world is not None:
+            heights, flow = _world_water(world.map_config, window, heights, before)
+        else:
+            flow = world.water(window, heights)
     return heights, erosion, flow, before
+
+
+def _world_water(
+    config, window: Window, heights: np.ndarray, before: np.ndarray
+) -> tuple[np.ndarray, RiverResult]:
+    """A world's own rivers and lakes (:mod:`worldgen.world._rivers`, drawn
+    at their widths, their beds already carved into the map's heights):
+    erosion leaves their cells at the world's carved ground, so no river
+    climbs in the final heights either."""
+    discharge = np.zeros(window.shape)
+    kinds = np.zeros(window.shape, np.uint8)
+    if window.step <= DRAWN_STEP:
+        fields = world_fields(config.world, window, climate=False, rivers=True)
+        kinds, discharge = fields.water_kind, fields.discharge.astype(np.float64)
+    river, lakes = kinds == 1, kinds == 2
+    heights = np.where(river | lakes, before, heights)
+    # The accumulation holds the discharge (m^3/s); an endless threshold
+    # keeps draw_rivers from widening rivers drawn at their own widths.
+    flow = RiverResult(
+        heights.copy(), np.full(window.shape, -1, np.int8), discharge, river, lakes, np.inf
+    )
+    return heights, flow
 
 
 def terrain_mesh(terrain: Terrain, config: TerrainConfig) -> Mesh:

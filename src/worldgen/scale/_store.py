@@ -9,7 +9,10 @@ array       dtype, shape      what
 ``height``  float32 (H, W)    the map's heights in [0, 1] (as height.png)
 ``eroded``  float32 (H, W)    heights after carving (``terrain`` only)
 ``biome``   uint8 (H, W)      biome index (names in the attributes)
-``river``   uint8 (H, W)      1 river, 2 lake, 0 dry (``terrain`` only)
+``river``   uint8 (H, W)      0 dry, 1 river, 2 lake, 3 sea (``terrain``)
+``discharge`` float32 (H, W)  in rivers: m^3/s (a world), or cells
+                              draining through (the classic map); 0
+                              elsewhere (``terrain`` only)
 ``colour``  uint8 (H, W, 3)   the shaded colour map (rivers drawn)
 ==========  ================  ==========================================
 
@@ -48,13 +51,16 @@ from worldgen.noise._validate import check_int
 
 BLOCK = 1024
 """Default block (and chunk) side in cells."""
-FORMAT = 2
-"""The store's layout version (2: block digests, the config as JSON)."""
+FORMAT = 3
+"""The store's layout version (2: block digests, the config as JSON; 3: the
+sea in ``river``, ``discharge``)."""
 LAYERS = {
     "height": "the map's heights in [0, 1], before carving (as height.png), float32",
     "eroded": "heights in [0, 1] after DLA, erosion and rivers (terrain only), float32",
     "biome": "biome index into attrs['biomes'], uint8",
-    "river": "1 river, 2 lake, 0 dry (terrain only), uint8",
+    "river": "0 dry, 1 river, 2 lake, 3 sea (terrain only), uint8",
+    "discharge": "in rivers m^3/s (a world) or cells draining through (classic), "
+    "0 elsewhere (terrain only), float32",
     "colour": "shaded colour map, rivers and lakes drawn, uint8 RGB",
 }
 
@@ -74,14 +80,18 @@ def make_block(kind: str, config, terrain_config, window) -> dict[str, np.ndarra
             made = carve_window(config, terrain_config, window)
             rivers = made.terrain.rivers
             river = np.zeros(window.shape, np.uint8)
+            discharge = np.zeros(window.shape, np.float32)
+            river[made.carved.water] = 3
             if rivers is not None:
                 river[rivers.lakes] = 2
                 river[rivers.river] = 1
+                discharge[rivers.river] = rivers.accumulation[rivers.river]
             return {
                 "height": made.height.astype(np.float32),
                 "eroded": made.terrain.heights.astype(np.float32),
                 "biome": made.carved.biomes.astype(np.uint8),
                 "river": river,
+                "discharge": discharge,
                 "colour": made.colour,
             }
         from worldgen.products import make_layers, map_pictures
@@ -206,7 +216,7 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
     group = zarr.open_group(path, mode="w-")
     height, width = window.shape
     for name in _layers(kind):
-        dtype = np.float32 if name in ("height", "eroded") else np.uint8
+        dtype = np.float32 if name in ("height", "eroded", "discharge") else np.uint8
         shape, chunks = (height, width), (min(block, height), min(block, width))
         if name == "colour":
             shape, chunks = (*shape, 3), (*chunks, 3)

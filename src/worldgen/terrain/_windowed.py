@@ -447,7 +447,11 @@ class World:
         window, or the window grown to the regions it meets when that is
         less work than carving them apart, else the window itself. Carved
         windows already kept count as done."""
-        if not self.config.rivers or self._kept(window) is not None:
+        if (
+            not self.config.rivers
+            or self.map_config.world is not None  # a world's rivers are its own
+            or self._kept(window) is not None
+        ):
             return window
         grown = [g for _, g in self._regions(window)]
         for region in grown:
