@@ -12,9 +12,19 @@ side), about 614 x 614 samples for a square and 1228 x 1228 for a block:
    the level, as every field is).
 2. Samples of other regions are outlets (they are ocean: every region's
    margin is); depressions are filled by a priority flood with a small
-   slope (:func:`~worldgen.terrain.fill_depressions`), and each sample
-   drains to its steepest lower neighbour (D8 on the filled heights): a
-   tree whose roots are the outlets.
+   slope (:func:`~worldgen.terrain.fill_depressions`). The filled heights
+   then go through :data:`EVOLUTION_STEPS` steps of landscape evolution
+   (:mod:`~worldgen.world._evolution`: uplift proportional to the filled
+   elevation, :data:`UPLIFT` of it in all, against implicit stream-power
+   erosion, after Braun and Willett 2013 and Cordonnier et al. 2016), and
+   each sample drains to its steepest lower neighbour on that evolved
+   surface (D8): a tree whose roots are the outlets, whose rivers follow
+   dendritic valleys between divides. The evolved surface only routes the
+   water; depths of lakes and water surfaces below are measured on the
+   filled model elevation. Measured over the landmasses of several worlds
+   (``tests/world/test_drainage.py``), the network keeps to Hack's law
+   with an exponent of about 0.51-0.54 (0.44-0.46 on D8 over the filled
+   heights alone) and Horton's bifurcation ratio about 3.4-3.6.
 3. Catchment (cells draining through a sample, land only) and discharge
    (m^3/s: the rainfall on that catchment, all of it running off) are summed
    down the tree.
@@ -52,7 +62,7 @@ import numpy as np
 from worldgen._jit import kernel
 from worldgen.noise._seed import derive_seed
 from worldgen.terrain._rivers import fill_depressions
-from worldgen.world import _climate, _continents, _elevation
+from worldgen.world import _climate, _continents, _elevation, _evolution
 from worldgen.world._config import WorldConfig
 from worldgen.world._hash import uniform3
 from worldgen.world._lod import sample_axes
@@ -68,6 +78,8 @@ SEA_STEPS = 4  # samples a river is followed out to sea
 SHELF = 0.12  # ... while the sea floor is above this share of the ocean depth
 EPSILON = 1e-3  # metres: the slope the filling gives flats, per sample
 CACHED = 128  # regions whose networks are kept in memory
+EVOLUTION_STEPS = _evolution.STEPS  # steps of landscape evolution ...
+UPLIFT = 1.0  # ... over which the land rises by this share of its height
 SECONDS_A_YEAR = 365.25 * 86400.0
 _JITTER_TAG = 0x52495601
 _OFFSETS = np.array(
@@ -263,11 +275,20 @@ def solve(config: WorldConfig, region: Region) -> Drainage:
     axes = sample_axes(window)
     rain = _climate.rainfall(config, *axes, step)
     filled = fill_depressions(ground, epsilon=EPSILON, outlets=outside)
-    order = np.argsort(-filled, axis=None, kind="stable")
+    # The sea that drains to the outlets stays as it is; the land rises
+    # and wears.
+    routing = _evolution.evolve(
+        filled,
+        outside | (filled < 0.0),
+        uplift=np.maximum(filled, 0.0) * (UPLIFT / EVOLUTION_STEPS),
+        steps=EVOLUTION_STEPS,
+        epsilon=EPSILON,
+    )
+    order = np.argsort(-routing, axis=None, kind="stable")
     cell_area = float(step) * float(step)
     runoff = rain * (cell_area / 1000.0 / SECONDS_A_YEAR)
     receiver, area, discharge, donor, river = _network(
-        filled, outside, land, order, runoff, cell_area, river_area(config), ground,
+        routing, outside, land, order, runoff, cell_area, river_area(config), ground,
         -SHELF * config.ocean_depth, SEA_STEPS, _OFFSETS,
     )  # fmt: skip
     # The ground at each river's point, at full detail.
@@ -334,8 +355,8 @@ def _network(filled, outside, land, order, runoff, cell_area, min_area, ground, 
     height, width = filled.shape
     n = height * width
     receiver = np.full(n, -1, np.int64)
-    # D8: the steepest drop on the filled heights (every sample not an
-    # outlet has a lower neighbour: the filling's slope sees to that).
+    # D8: the steepest drop on the routing heights (every sample not an
+    # outlet has a lower neighbour: the filling and the evolution see to it).
     for y in range(height):
         for x in range(width):
             p = y * width + x
