@@ -21,10 +21,10 @@ side), about 614 x 614 samples for a square and 1228 x 1228 for a block:
    surface (D8): a tree whose roots are the outlets, whose rivers follow
    dendritic valleys between divides. The evolved surface only routes the
    water; depths of lakes and water surfaces below are measured on the
-   filled model elevation. Measured over the landmasses of several worlds
-   (``tests/world/test_drainage.py``), the network keeps to Hack's law
-   with an exponent of about 0.51-0.54 (0.44-0.46 on D8 over the filled
-   heights alone) and Horton's bifurcation ratio about 3.4-3.6.
+   filled model elevation. Measured over three sets of landmasses of two
+   worlds each (as ``tests/world/test_drainage.py`` measures), the network
+   keeps to Hack's law with an exponent of 0.51-0.54 (0.44-0.46 on D8 over
+   the filled heights alone) and Horton's bifurcation ratio 3.4-3.6.
 3. Catchment (cells draining through a sample, land only) and discharge
    (m^3/s: the rainfall on that catchment, all of it running off) are summed
    down the tree.

@@ -123,7 +123,7 @@ def evolve(
     >>> ramp = np.tile(np.arange(5.0), (3, 1))
     >>> fixed = np.zeros((3, 5), bool)
     >>> out = evolve(ramp, fixed, uplift=np.zeros((3, 5)), steps=3)
-    >>> bool((out <= ramp).all()), out[1, 0] == ramp[1, 0]
+    >>> bool((out <= ramp).all()), bool(out[1, 0] == ramp[1, 0])
     (True, True)
     """
     h = np.array(heights, dtype=np.float64, copy=True)
