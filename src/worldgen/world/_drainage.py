@@ -28,15 +28,18 @@ side), about 614 x 614 samples for a square and 1228 x 1228 for a block:
 3. Catchment (cells draining through a sample, land only) and discharge
    (m^3/s: the rainfall on that catchment, all of it running off) are summed
    down the tree.
-4. The *water surface* of a river at a sample is the lowest of the ground
+4. Lakes: land samples the filling raised by more than
+   :data:`LAKE_DEPTH` metres, grouped by their spill point (the first
+   sample below the lake on the way down), kept where the lake is deeper
+   than :data:`LAKE_MIN` somewhere and its spill point drains at least
+   :func:`river_area` cells, so every lake has a river flowing out of it.
+   Its level is the filled height at the spill point. Every lake drains:
+   no basin is closed.
+5. The *water surface* of a river at a sample is the lowest of the ground
    there (the model's elevation at full detail, at the river's point) and
-   the surfaces upstream of it, so it never rises downstream.
-5. Lakes: land samples the filling raised by more than
-   :data:`LAKE_DEPTH` metres whose spill point (the first sample below the
-   lake on the way down) drains at least :data:`RIVER_AREA` cells, so
-   every lake has a river flowing out of it. Its level is the water surface
-   at the spill point. Every lake drains: no basin is closed.
-6. Rivers: samples draining at least :data:`RIVER_AREA` cells, followed a
+   the surfaces upstream of it, and never below the level of the lake the
+   water flows into: so it never rises downstream, nor into a lake.
+6. Rivers: samples draining at least :func:`river_area` cells, followed a
    few samples out to sea (down the shelf) so that a river's mouth is in
    open water at every level of detail. Each river sample draws a
    *segment* to the sample it drains to, a Catmull-Rom curve through the
