@@ -205,10 +205,12 @@ def test_voxel_tiles_have_the_maps_water_and_the_generators_trees():
     x, y = spawn(WORLD.world)
     window = Window(x - 128, y - 128, 256, 256)
     ids, top, depth, _ = surface_blocks(VoxelConfig(world=WORLD.world), window)
-    water = world_fields(WORLD.world, window, climate=False).water
+    water = world_fields(WORLD.world, window, climate=False, rivers=True).water
     assert water.any() and (~water).any()
     np.testing.assert_array_equal(depth > 0, water)
+    # Without rivers, against the generator's blocks.
     config = VoxelConfig(world=WORLD.world, terrain="heightmap", caves=False, rivers=False)
+    ids, top, depth, _ = surface_blocks(config, window)
     blocks, heights = generate_region(config, x - 128, y - 128, 256, 256)
     tops = np.take_along_axis(blocks, (heights - config.y_min)[None].astype(np.int64), axis=0)[0]
     np.testing.assert_array_equal(tops, ids)  # water, ice, sand, grass, snow, stone, leaves
@@ -315,19 +317,20 @@ def test_file_data_sits_under_the_page_parameters():
 
 def test_world_tiles_are_metres_above_sea_level_and_views_of_the_world():
     """The height tiles of a world are its metres (sea level 0 m, the sea
-    floor negative); a tile at the native zoom is the world's full-detail
-    window, and a zoom-z tile its level 16 - z."""
-    from worldgen.world import elevation
+    floor negative, river beds carved); a tile at the native zoom is the
+    world's full-detail window, and a zoom-z tile its level 16 - z."""
+    from worldgen.world import elevation, world_fields
 
     x, y = _tile_near(WORLD, NATIVE_ZOOM)
     metres = decode_terrarium(tile_image(WORLD, "height", NATIVE_ZOOM, x, y))
     window = tile_window(NATIVE_ZOOM, x, y)
-    np.testing.assert_allclose(metres, elevation(WORLD.world, window), atol=1 / 256)
+    carved = world_fields(WORLD.world, window, climate=False, rivers=True).elevation
+    np.testing.assert_allclose(metres, carved, atol=1 / 256)
     assert metres.min() < 0.0 < metres.max()  # the spawn's tile holds sea and land
-    x, y = _tile_near(WORLD, 6)
-    coarse = decode_terrarium(tile_image(WORLD, "height", 6, x, y))
-    np.testing.assert_allclose(coarse, elevation(WORLD.world, tile_window(6, x, y)), atol=1 / 256)
-    assert tile_window(6, x, y).step == 2**10
+    x, y = _tile_near(WORLD, 5)
+    coarse = decode_terrarium(tile_image(WORLD, "height", 5, x, y))
+    np.testing.assert_allclose(coarse, elevation(WORLD.world, tile_window(5, x, y)), atol=1 / 256)
+    assert tile_window(5, x, y).step == 2**11
 
 
 def test_the_page_parameters_of_a_world_are_its_own():

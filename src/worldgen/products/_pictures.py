@@ -142,17 +142,15 @@ def shaded_colour(
     relief = config.relief if relief is None else check_positive(relief, "relief")
     water = config.water_classes
     if wet is not None and water:
+        # The one-pass picture, then lakes and rivers above the water bands
+        # recoloured as map_pictures colours them (the same bytes).
         top = config.bands[max(water)].top
-        starts = range(0, padded.shape[0] - 2, _band_rows(padded.shape[1]))
-        return _joined(
-            _band_colours(
-                config,
-                _wet_at_top(part[1:-1, 1:-1], wet[r0 : r0 + part.shape[0] - 2], top),
-                relief_shade(config, part, relief=relief),
-                blend,
-            )
-            for r0, part in zip(starts, _bands(padded))
-        )
+        out = shaded_colour(config, padded, relief=relief, blend=blend, halo=1)
+        above = np.asarray(wet, dtype=bool) & (padded[1:-1, 1:-1] > top)
+        if above.any():
+            shade = relief_shade(config, padded, relief=relief)[above]
+            out[above] = _band_colours(config, np.full((1, shade.size), top), shade[None], blend)[0]
+        return out
     if not blend:  # one pass, the same bytes
         return _joined(
             shaded_bands(

@@ -95,18 +95,29 @@ def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
             continue
         solved = _drainage.network(config, region)
         seg = solved.segments
-        hw = np.maximum(0.5 * seg.width, MIN_HALF_WIDTH * step)
-        r = hw + (BANK if carve else 0.0)
+        extra = BANK if carve else 0.0
+        # Segments are sorted by their northern edge, and none is taller
+        # than two drainage steps and a bit (jitter and the curve's swing).
+        tall = 3.0 * solved.window.step
+        far = (
+            max(0.5 * float(seg.width.max()), MIN_HALF_WIDTH * step) if seg.width.size else 0.0
+        ) + extra
+        lo = int(np.searchsorted(seg.box[:, 1], y0 - far - tall, side="left"))
+        hi = int(np.searchsorted(seg.box[:, 1], y1 + far, side="right"))
+        part = slice(lo, hi)
+        hw = np.maximum(0.5 * seg.width[part], MIN_HALF_WIDTH * step)
+        r = hw + extra
+        box = seg.box[part]
         near = (
-            (seg.area >= min_area)
-            & (seg.box[:, 0] - r <= x1) & (seg.box[:, 2] + r >= x0)
-            & (seg.box[:, 1] - r <= y1) & (seg.box[:, 3] + r >= y0)
+            (seg.area[part] >= min_area)
+            & (box[:, 0] - r <= x1) & (box[:, 2] + r >= x0)
+            & (box[:, 1] - r <= y1) & (box[:, 3] + r >= y0)
         )  # fmt: skip
         idx = np.flatnonzero(near)
         if idx.size:
             _draw(
-                seg.points, seg.surface, seg.discharge, seg.depth, hw, idx, cols, rows,
-                float(step), carve, BANK, BANK_SLOPE, best, depth, flow, bank,
+                seg.points[part], seg.surface[part], seg.discharge[part], seg.depth[part], hw,
+                idx, cols, rows, float(step), carve, BANK, BANK_SLOPE, best, depth, flow, bank,
             )  # fmt: skip
         _lakes(solved.lake, solved.window.x, solved.window.y, float(solved.window.step),
                cols, rows, lake)  # fmt: skip
