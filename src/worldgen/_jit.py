@@ -13,6 +13,13 @@ or :func:`parallel_kernel` (``prange`` over the outermost loop). The flags are:
   which keeps the division out of the exception machinery.
 - ``nogil=True``: callers may run kernels from Python threads.
 
+A kernel called from another kernel is compiled once per argument *type*:
+numba would compile a separate copy for every constant it is passed
+(``_same(tiles, y, x, -1, 1)`` once per neighbour, ``_axes(..., 0)`` and
+``_axes(..., 1)``), which cost several seconds of a first run. The caller
+still sees the constant: the helper's code is inlined into it and folded
+there by LLVM, so the machine code is as fast (and the same arithmetic).
+
 Numba's cache notices edits only in the file of the function it compiles, so
 a kernel's jitted helpers live beside it or in the noise primitives it calls;
 the test suite keys its cache directory by the package's source to stay fresh.
@@ -50,6 +57,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numba
 import numpy as np
+from numba.core import errors, types
+from numba.core.registry import CPUDispatcher
 
 OPTIONS = {"cache": True, "fastmath": False, "error_model": "numpy", "nogil": True}
 
@@ -64,14 +73,39 @@ def parallel_kernel(func: Callable) -> Callable:
     return _compiled(func, {"parallel": True})
 
 
+class _Kernel(CPUDispatcher):
+    """Numba's CPU dispatcher, typed by argument types when called from
+    compiled code (see the module docstring)."""
+
+    def get_call_template(self, args, kws):
+        plain = tuple(types.unliteral(a) for a in args)
+        plain_kws = {k: types.unliteral(v) for k, v in kws.items()}
+        if plain != tuple(args) or plain_kws != kws:
+            try:
+                return super().get_call_template(plain, plain_kws)
+            except errors.TypingError:
+                pass  # a kernel that needs the constant itself
+        return super().get_call_template(args, kws)
+
+
 def _compiled(func: Callable, extra: dict) -> Callable:
     try:
-        return numba.njit(**OPTIONS, **extra)(func)
+        return _dispatcher(func, extra)
     except RuntimeError as exc:
         if "cannot cache" not in str(exc):
             raise
     _cache_elsewhere()
-    return numba.njit(**OPTIONS, **extra)(func)
+    return _dispatcher(func, extra)
+
+
+def _dispatcher(func: Callable, extra: dict) -> _Kernel:
+    """What ``numba.njit(**OPTIONS, **extra)(func)`` makes, as a :class:`_Kernel`."""
+    options = {key: value for key, value in OPTIONS.items() if key != "cache"}
+    options.update(extra, nopython=True, boundscheck=None)
+    kernel = _Kernel(py_func=func, locals={}, targetoptions=options)
+    if OPTIONS["cache"]:
+        kernel.enable_caching()
+    return kernel
 
 
 @contextlib.contextmanager

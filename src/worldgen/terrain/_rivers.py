@@ -282,7 +282,10 @@ def _pair_push(heap, size, key, item):
     # (items are cell indices below 2**53, exact); ties leave in any order.
     if 2 * size + 2 > heap.size:
         bigger = np.empty(2 * heap.size, np.float64)
-        bigger[: 2 * size] = heap[: 2 * size]
+        # A loop, not a slice assignment: that would compile numba's shape
+        # mismatch message (seconds of a first run).
+        for k in range(2 * size):
+            bigger[k] = heap[k]
         heap = bigger
     i = size
     while i > 0:
