@@ -48,6 +48,7 @@ import contextlib
 import numbers
 import os
 import stat
+import sys
 import tempfile
 import warnings
 from collections.abc import Callable, Iterator
@@ -106,6 +107,30 @@ def _dispatcher(func: Callable, extra: dict) -> _Kernel:
     if OPTIONS["cache"]:
         kernel.enable_caching()
     return kernel
+
+
+def skip_blas_probe() -> None:
+    """Load numba's array functions without its check for scipy's BLAS.
+
+    When numba loads its first kernel (compiled or from the cache) it asks
+    whether scipy's BLAS is there by importing ``scipy.linalg``: about 0.7 s
+    of CPU on every run, for an answer only numba's own ``np.correlate``
+    and ``np.convolve`` read (worldgen's kernels call neither, nor BLAS).
+    The command line calls this at start-up; those two then take their
+    plain loop, as when scipy is not installed, and scipy is imported only
+    by what needs it (trimesh, for the OBJ, PLY and STL meshes). A call
+    after numba has loaded them, or once scipy's BLAS is imported, does
+    nothing.
+    """
+    probe = "scipy.linalg.cython_blas"
+    if "numba.np.arraymath" in sys.modules or probe in sys.modules:
+        return
+    sys.modules[probe] = None  # an import of it fails at once
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        if probe in sys.modules and sys.modules[probe] is None:
+            del sys.modules[probe]
 
 
 @contextlib.contextmanager

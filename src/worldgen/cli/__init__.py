@@ -59,4 +59,7 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def main() -> None:
+    from worldgen._jit import skip_blas_probe
+
+    skip_blas_probe()
     sys.exit(run())

@@ -1,0 +1,74 @@
+"""What a command loads: only the libraries its outputs need.
+
+Each command runs as users run it, in a fresh interpreter through the
+``worldgen`` entry point (``worldgen.cli.main``), and reports which heavy
+libraries it imported. (numba itself imports the bare ``scipy`` package to
+check its version; ``scipy.linalg`` and the rest are what cost time.)
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+HEAVY = ("trimesh", "dask", "distributed", "zarr", "scipy.linalg", "scipy.sparse", "scipy.spatial")
+
+PROBE = textwrap.dedent(
+    """
+    import json, os, sys
+    from worldgen.cli import main
+
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code
+    with open(os.environ["WORLDGEN_TEST_LOADED"], "w") as handle:
+        json.dump(sorted(m for m in json.loads(os.environ["WORLDGEN_TEST_HEAVY"]) if m in sys.modules), handle)
+    sys.exit(code)
+    """
+)
+
+
+def loaded(tmp_path, *args: str) -> list[str]:
+    """The libraries of HEAVY that ``worldgen ARGS --out DIR`` imported."""
+    report = tmp_path / "loaded.json"
+    env = dict(os.environ, WORLDGEN_TEST_LOADED=str(report), WORLDGEN_TEST_HEAVY=json.dumps(HEAVY))
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args, "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(report.read_text())
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["map", "--width", "64", "--height", "48"],
+        # The terrain's default GLB is written by worldgen itself.
+        ["terrain", "--width", "64", "--height", "48"],
+    ],
+    ids=["map", "terrain"],
+)
+def test_a_command_that_writes_no_mesh_through_trimesh_imports_no_heavy_library(tmp_path, args):
+    assert loaded(tmp_path, *args) == []
+
+
+def test_the_voxel_world_imports_trimesh_for_its_block_model_only(tmp_path):
+    # Its region.glb is written through trimesh (which imports scipy.linalg
+    # and more): nothing else heavy comes along.
+    found = loaded(tmp_path, "world", "--radius", "16", "--mesh-radius", "8")
+    assert "trimesh" in found
+    assert not {"dask", "distributed", "zarr"} & set(found)
+
+
+def test_a_mesh_through_trimesh_imports_it(tmp_path):
+    # The probe sees an import when there is one.
+    assert "trimesh" in loaded(
+        tmp_path, "terrain", "--width", "64", "--height", "48", "--mesh", "ply"
+    )
