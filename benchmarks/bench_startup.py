@@ -100,7 +100,7 @@ def main() -> None:
                 )
 
     lines = [
-        "### First run after install and warm runs (CPU seconds of the command)",
+        "## First run after install, and warm runs (bench_startup.py)",
         "",
         *header(
             "python benchmarks/bench_startup.py --rounds "
