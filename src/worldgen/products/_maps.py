@@ -279,13 +279,13 @@ class MapConfig:
     def world_ground(self, window: Window) -> tuple[np.ndarray, np.ndarray | None]:
         """A world's metres over ``window``, river beds and banks carved,
         and its water kinds (0 dry, 1 river, 2 lake, 3 sea); at steps above
-        :data:`~worldgen.world._rivers.DRAWN_STEP` the model's metres and
+        ``continent_size / 64`` (:func:`~worldgen.world._rivers.drawn`) the model's metres and
         None (no rivers drawn)."""
         from worldgen.world._elevation import elevation
         from worldgen.world._fields import world_fields
-        from worldgen.world._rivers import DRAWN_STEP
+        from worldgen.world._rivers import drawn
 
-        if window.step > DRAWN_STEP:
+        if not drawn(self.world, window):
             return elevation(self.world, window), None
         fields = world_fields(self.world, window, climate=False, rivers=True)
         return fields.elevation, fields.water_kind

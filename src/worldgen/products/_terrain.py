@@ -32,7 +32,7 @@ from worldgen.terrain._erosion import ErosionResult, HydraulicErosion
 from worldgen.terrain._rivers import RiverResult
 from worldgen.terrain._windowed import World, crop_index, overlap
 from worldgen.world._fields import world_fields
-from worldgen.world._rivers import DRAWN_STEP
+from worldgen.world._rivers import drawn
 from worldgen.world._shaping import HeightCurve
 from worldgen.world._window import Window
 
@@ -294,7 +294,7 @@ def _world_water(
     climbs in the final heights either."""
     discharge = np.zeros(window.shape)
     kinds = np.zeros(window.shape, np.uint8)
-    if window.step <= DRAWN_STEP:
+    if drawn(config.world, window):
         fields = world_fields(config.world, window, climate=False, rivers=True)
         kinds, discharge = fields.water_kind, fields.discharge.astype(np.float64)
     river, lakes = kinds == 1, kinds == 2

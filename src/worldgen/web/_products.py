@@ -21,6 +21,7 @@ from worldgen.products._maps import MapConfig, make_layers
 from worldgen.products._pictures import BIOME_SHADE, relief_shade, shaded_colour
 from worldgen.products._shading import apply_shade, colour_ramp
 from worldgen.web._tiles import HALF, check_tile, tile_step, tile_window
+from worldgen.world._rivers import drawn
 from worldgen.world._window import Window
 
 
@@ -133,12 +134,6 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _SEA = np.array([24, 34, 60], dtype=np.uint8)
 
 
-def _with_rivers(window: Window) -> bool:
-    from worldgen.world._rivers import DRAWN_STEP
-
-    return window.step <= DRAWN_STEP
-
-
 def _climate(config: MapConfig, window: Window) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Temperature (degrees C), rainfall (mm a year) and water of a window:
     the world's, or the classic map's temperature and moisture noises
@@ -146,7 +141,7 @@ def _climate(config: MapConfig, window: Window) -> tuple[np.ndarray, np.ndarray,
     if config.world is not None:
         from worldgen.world._fields import world_fields
 
-        fields = world_fields(config.world, window, rivers=_with_rivers(window))
+        fields = world_fields(config.world, window, rivers=drawn(config.world, window))
         return fields.temperature, fields.rainfall, fields.water
     layers = make_layers(config, window)
     temperature = layers.temperature if layers.temperature is not None else layers.moisture * 0
@@ -157,7 +152,7 @@ def _biome_ids(config: MapConfig, window: Window) -> np.ndarray:
     if config.world is not None:
         from worldgen.world._fields import world_fields
 
-        return world_fields(config.world, window, rivers=_with_rivers(window)).biome
+        return world_fields(config.world, window, rivers=drawn(config.world, window)).biome
     return make_layers(config, window).biomes
 
 

@@ -41,10 +41,19 @@ WATER_KINDS = ("dry", "river", "lake", "sea")
 VISIBLE = 16.0  # a river shows at step s when it drains (VISIBLE s)^2 cells
 MIN_HALF_WIDTH = 0.75  # samples: rivers stay 8-connected
 CARVE_STEP = 4  # carve beds and banks at steps up to this
-# Products draw rivers in windows of steps up to this (a window of 256
-# samples then meets a few regions of the continent lattice, each solved
-# once; far coarser, one window would solve hundreds).
-DRAWN_STEP = 1024
+# Products draw rivers in windows of steps up to continent_size / this
+# (1024 cells by default: a window of 256 samples then meets a few dozen
+# regions of the continent lattice at most, each solved once; far coarser,
+# one window would solve hundreds).
+DRAWN_SPAN = 64
+
+
+def drawn(config: WorldConfig, window: Window) -> bool:
+    """Whether products draw rivers in ``window`` (its step is at most
+    ``continent_size / DRAWN_SPAN``)."""
+    return window.step <= config.continent_size // DRAWN_SPAN
+
+
 BANK_SLOPE = 0.5  # metres a cell beside a river
 BANK = 12.0  # cells of bank at most
 
