@@ -21,7 +21,7 @@ A window's water is made from the drainage of every region near it
 Every rule is pointwise given the regions' drainage, a pure function of
 the config: a window made alone equals the same samples of a bigger one.
 A sample depends on the regions whose :meth:`~worldgen.world._drainage.
-Region.box` is within ``MAX_REACH`` cells of it.
+Region.box` is within :data:`REACH` cells (plus a step) of it.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from worldgen.world._lod import sample_axes
 from worldgen.world._window import Window
 
 DRY, RIVER, LAKE, SEA = 0, 1, 2, 3
-WATER_KINDS = ("dry", "river", "lake", "sea")
 VISIBLE = 16.0  # a river shows at step s when it drains (VISIBLE s)^2 cells
 MIN_HALF_WIDTH = 0.75  # samples: rivers stay 8-connected
 CARVE_STEP = 4  # carve beds and banks at steps up to this
@@ -56,6 +55,7 @@ def drawn(config: WorldConfig, window: Window) -> bool:
 
 BANK_SLOPE = 0.5  # metres a cell beside a river
 BANK = 12.0  # cells of bank at most
+REACH = BANK + 64.0  # cells: a bank and more than the widest river's half-width
 
 
 @dataclasses.dataclass
@@ -90,7 +90,7 @@ def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
     half = 0.5 * step
     x0, x1 = float(cols[0]) - half, float(cols[-1]) + half
     y0, y1 = float(rows[0]) - half, float(rows[-1]) + half
-    reach = BANK + 64.0 + step
+    reach = REACH + step
     best = np.full(shape, np.inf)  # river surface
     depth = np.zeros(shape)
     flow = np.zeros(shape)
