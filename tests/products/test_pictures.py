@@ -209,3 +209,31 @@ def test_relief_is_part_of_the_config():
     assert np.array_equal(colour, shaded_colour(config, heights))
     assert np.array_equal(colour, shaded_colour(MapConfig(), heights, relief=32.0))
     assert not np.array_equal(colour, shaded_colour(MapConfig(), heights))
+
+
+@pytest.mark.parametrize("blend", [False, True])
+def test_wet_cells_take_the_top_water_colour_in_one_pass(blend, monkeypatch):
+    # Lakes and rivers above the water bands are coloured as the top water
+    # band and shaded by their own slopes, as map_pictures colours them;
+    # the fused pass equals the plain numpy functions it replaces, in bands
+    # of rows too.
+    from worldgen.products import _pictures
+    from worldgen.products._shading import apply_shade, colour_ramp
+
+    config = MapConfig()
+    top = config.bands[max(config.water_classes)].top
+    rng = np.random.default_rng(7)
+    padded = np.cumsum(rng.normal(0.0, 0.01, (41, 37)), axis=1) + 0.45
+    wet = rng.random((39, 35)) < 0.3
+    assert (wet & (padded[1:-1, 1:-1] > top)).any() and (padded < top).any()
+    shown = np.where(wet & (padded[1:-1, 1:-1] > top), top, padded[1:-1, 1:-1])
+    stops = [(b.top, b.colour) for b in config.bands]
+    shade = relief_shade(config, padded, relief=40.0)
+    expected = apply_shade(colour_ramp(shown, stops, blend=blend), shade, strength=0.6)
+    made = shaded_colour(config, padded, relief=40.0, blend=blend, wet=wet)
+    assert np.array_equal(made, expected)
+    assert not np.array_equal(made, shaded_colour(config, padded, relief=40.0, blend=blend))
+    monkeypatch.setattr(_pictures, "_BAND_CELLS", 37 * 4)  # bands of 4 rows
+    assert np.array_equal(shaded_colour(config, padded, relief=40.0, blend=blend, wet=wet), made)
+    with pytest.raises(ValueError, match=r"wet must have the window's shape \(39, 35\)"):
+        shaded_colour(config, padded, wet=wet[1:])

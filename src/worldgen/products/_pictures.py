@@ -141,27 +141,34 @@ def shaded_colour(
     padded = _with_halo(heights, halo)
     relief = config.relief if relief is None else check_positive(relief, "relief")
     water = config.water_classes
-    if wet is not None and water:
-        # The one-pass picture, then lakes and rivers above the water bands
-        # recoloured as map_pictures colours them (the same bytes).
-        top = config.bands[max(water)].top
-        out = shaded_colour(config, padded, relief=relief, blend=blend, halo=1)
-        above = np.asarray(wet, dtype=bool) & (padded[1:-1, 1:-1] > top)
-        if above.any():
-            shade = relief_shade(config, padded, relief=relief)[above]
-            out[above] = _band_colours(config, np.full((1, shade.size), top), shade[None], blend)[0]
-        return out
-    if not blend:  # one pass, the same bytes
-        return _joined(
-            shaded_bands(
-                part, config.sea_level, config.bands, exaggeration=relief, strength=_COLOUR_SHADE
+    top = config.bands[max(water)].top if water else None
+    if wet is not None and top is not None:
+        wet = np.asarray(wet, dtype=bool)
+        if wet.shape != (padded.shape[0] - 2, padded.shape[1] - 2):
+            raise ValueError(
+                f"wet must have the window's shape {padded.shape[0] - 2, padded.shape[1] - 2}, "
+                f"got {wet.shape}"
             )
-            for part in _bands(padded)
+    else:
+        wet = None
+    starts = range(0, padded.shape[0] - 2, _band_rows(padded.shape[1]))
+    pieces = []
+    for r0, part in zip(starts, _bands(padded)):
+        # Lakes and rivers above the water bands take the top water band's
+        # colour, as in map_pictures (the same bytes).
+        rows = None if wet is None else wet[r0 : r0 + part.shape[0] - 2]
+        if not blend:  # one pass, the same bytes
+            bands = shaded_bands(
+                part, config.sea_level, config.bands, exaggeration=relief,
+                strength=_COLOUR_SHADE, wet=rows, wet_top=0.0 if top is None else top,
+            )  # fmt: skip
+            pieces.append(bands)
+            continue
+        shown = part[1:-1, 1:-1] if rows is None else _wet_at_top(part[1:-1, 1:-1], rows, top)
+        pieces.append(
+            _band_colours(config, shown, relief_shade(config, part, relief=relief), blend)
         )
-    return _joined(
-        _band_colours(config, part[1:-1, 1:-1], relief_shade(config, part, relief=relief), blend)
-        for part in _bands(padded)
-    )
+    return _joined(pieces)
 
 
 # Cells of a picture made at a time: every picture is pointwise but for the

@@ -246,11 +246,16 @@ def apply_shade(rgb: np.ndarray, shade: np.ndarray, *, strength: float = 0.5) ->
 
 
 @kernel
-def _shaded_bands(padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_alt, strength, out):
+def _shaded_bands(
+    padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_alt, strength, wet, wet_top, out
+):  # fmt: skip
     # hillshade(max(padded, sea), exaggeration=z) on the inner cells, the
-    # stepped band colours of the heights there, and apply_shade: the same
-    # arithmetic in the same order as those functions, fused.
+    # stepped band colours of the heights there (those of wet cells above
+    # wet_top at wet_top; wet has no rows when there are none), and
+    # apply_shade: the same arithmetic in the same order as those
+    # functions, fused.
     rows, cols = out.shape[0], out.shape[1]
+    any_wet = wet.shape[0] > 0
     scale = 1.0 / 8.0
     shades = np.empty(cols)
     for r in range(rows):
@@ -282,6 +287,8 @@ def _shaded_bands(padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_al
             shades[c] = min(max(shade, 0.0), 1.0)
         for c in range(cols):
             height = middle[c + 1]
+            if any_wet and wet[r, c] and height > wet_top:
+                height = wet_top
             k = 0
             while k < tops.size - 1 and tops[k] < height:
                 k += 1
@@ -291,25 +298,39 @@ def _shaded_bands(padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_al
 
 
 def shaded_bands(
-    padded: np.ndarray, sea: float, bands, *, exaggeration: float, strength: float
+    padded: np.ndarray,
+    sea: float,
+    bands,
+    *,
+    exaggeration: float,
+    strength: float,
+    wet: np.ndarray | None = None,
+    wet_top: float = 0.0,
 ) -> np.ndarray:
     """Stepped band colours of the inner cells of ``padded`` (heights with a
     one-cell halo), darkened by the hillshade of ``max(padded, sea)``: the
     bytes of ``apply_shade(colour_ramp(inner, stops), hillshade(...)[1:-1,
     1:-1], strength)`` in one pass (``bands``: objects with ``top`` and
-    ``colour``)."""
+    ``colour``). Cells where ``wet`` (bool, the inner cells' shape) is true
+    and the height above ``wet_top`` take the colour of ``wet_top`` (their
+    shade still comes from their own heights)."""
     heights = height_field(padded)
     if min(heights.shape) < 3:
         raise ValueError(f"heights with a halo must be at least 3 x 3, got {heights.shape}")
+    inner = (heights.shape[0] - 2, heights.shape[1] - 2)
+    if wet is None:
+        wet = np.empty((0, 0), dtype=np.bool_)
+    elif np.shape(wet) != inner:
+        raise ValueError(f"wet must have the inner cells' shape {inner}, got {np.shape(wet)}")
     z = check_positive(exaggeration, "exaggeration")
     az, alt = np.radians(315.0), np.radians(45.0)
     tops = np.array([b.top for b in bands], dtype=np.float64)
     colours = np.array([b.colour for b in bands], dtype=np.float64)
-    out = np.empty((heights.shape[0] - 2, heights.shape[1] - 2, 3), dtype=np.uint8)
+    out = np.empty((*inner, 3), dtype=np.uint8)
     _shaded_bands(
         heights, float(sea), tops, colours, float(z), float(np.sin(alt)), float(np.sin(az)),
         float(np.cos(az)), float(np.cos(alt)), float(check_unit_interval(strength, "strength")),
-        out,
+        np.asarray(wet, dtype=np.bool_), float(wet_top), out,
     )  # fmt: skip
     return out
 

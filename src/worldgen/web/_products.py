@@ -178,7 +178,6 @@ def _map_tiles(config: MapConfig, layer: str, z: int, x: int, y: int, n: int) ->
         heights = config.unit_from_metres(metres)
         if kinds is not None:
             wet = (kinds[1:-1, 1:-1] == 1) | (kinds[1:-1, 1:-1] == 2)
-            wet = wet if wet.any() else None  # the one-pass colours, the same bytes
     else:
         heights = config.unit_elevation(config.elevation(window))
     strength = relief(config) / tile_step(z)  # slopes in world units at every zoom
