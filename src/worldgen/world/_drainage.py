@@ -258,7 +258,7 @@ def solve(config: WorldConfig, region: Region) -> Drainage:
     array; :func:`network` keeps what windows need."""
     window = region.window(config)
     step = window.step
-    ground = _elevation.relief(config, window).elevation.reshape(window.shape)
+    ground = _elevation.elevation(config, window)
     outside = ~_members(config, window, region)
     # The solve needs the land and a few samples of sea round it (rivers are
     # followed SEA_STEPS samples out): the rest is ocean, an outlet anyway.
@@ -316,11 +316,16 @@ def solve(config: WorldConfig, region: Region) -> Drainage:
 class Network:
     """What windows need of a region's drainage: its river segments, and
     its lake levels on the drainage samples of ``window`` (``-inf`` where
-    there is no lake)."""
+    there is no lake); ``widest`` is the widest segment's width (0 without
+    segments) and ``lakes`` the rows and columns ``(j0, j1, i0, i1)`` of
+    ``lake`` that hold every lake (end inclusive; ``j1 < j0`` when there
+    are none)."""
 
     segments: Segments
     lake: np.ndarray
     window: Window
+    widest: float
+    lakes: tuple[int, int, int, int]
 
 
 @functools.lru_cache(maxsize=CACHED)
@@ -328,7 +333,14 @@ def network(config: WorldConfig, region: Region) -> Network:
     """The river segments and lakes of ``region`` (solved once, then kept:
     the last :data:`CACHED` regions)."""
     solved = solve(config, region)
-    return Network(solved.segments, solved.lake, solved.window)
+    seg = solved.segments
+    widest = float(seg.width.max()) if seg.width.size else 0.0
+    wet = solved.lake > -np.inf
+    rows, cols = np.flatnonzero(wet.any(axis=1)), np.flatnonzero(wet.any(axis=0))
+    lakes = (0, -1, 0, -1)
+    if rows.size:
+        lakes = (int(rows[0]), int(rows[-1]), int(cols[0]), int(cols[-1]))
+    return Network(seg, solved.lake, solved.window, widest, lakes)
 
 
 def _jittered(config: WorldConfig, window: Window) -> tuple[np.ndarray, np.ndarray]:

@@ -82,6 +82,9 @@ class Water:
     ground: np.ndarray
 
 
+_NO_BANK = np.empty((0, 0))  # banks are drawn only where beds are carved
+
+
 def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
     """The water of ``window`` whose model elevation is ``elevation``."""
     shape = window.shape
@@ -91,57 +94,63 @@ def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
     x0, x1 = float(cols[0]) - half, float(cols[-1]) + half
     y0, y1 = float(rows[0]) - half, float(rows[-1]) + half
     reach = REACH + step
-    best = np.full(shape, np.inf)  # river surface
-    depth = np.zeros(shape)
-    flow = np.zeros(shape)
-    bank = np.full(shape, np.inf)
-    lake = np.full(shape, -np.inf)
     carve = step <= CARVE_STEP
+    best = np.full(shape, np.inf)  # river surface
+    depth = np.empty(shape)  # both read only where best was set, and set with it
+    flow = np.empty(shape)
+    bank = np.full(shape, np.inf) if carve else _NO_BANK
+    lake = np.full(shape, -np.inf)
     min_area = max(_drainage.river_area(config), (VISIBLE * step) ** 2)
+    extra = BANK if carve else 0.0
+    min_hw = MIN_HALF_WIDTH * step
     for region in _drainage.regions_near(config, x0 - reach, y0 - reach, x1 + reach, y1 + reach):
         bx0, by0, bx1, by1 = region.box(config)
         if bx1 + reach < x0 or x1 < bx0 - reach or by1 + reach < y0 or y1 < by0 - reach:
             continue
         solved = _drainage.network(config, region)
         seg = solved.segments
-        extra = BANK if carve else 0.0
         # Segments are sorted by their northern edge, and none is taller
         # than two drainage steps and a bit (jitter and the curve's swing).
         tall = 3.0 * solved.window.step
-        far = (
-            max(0.5 * float(seg.width.max()), MIN_HALF_WIDTH * step) if seg.width.size else 0.0
-        ) + extra
+        far = (max(0.5 * solved.widest, min_hw) if seg.width.size else 0.0) + extra
         lo = int(np.searchsorted(seg.box[:, 1], y0 - far - tall, side="left"))
         hi = int(np.searchsorted(seg.box[:, 1], y1 + far, side="right"))
-        part = slice(lo, hi)
-        hw = np.maximum(0.5 * seg.width[part], MIN_HALF_WIDTH * step)
-        r = hw + extra
-        box = seg.box[part]
-        near = (
-            (seg.area[part] >= min_area)
-            & (box[:, 0] - r <= x1) & (box[:, 2] + r >= x0)
-            & (box[:, 1] - r <= y1) & (box[:, 3] + r >= y0)
-        )  # fmt: skip
-        idx = np.flatnonzero(near)
-        if idx.size:
+        if lo < hi:
             _draw(
-                seg.points[part], seg.surface[part], seg.discharge[part], seg.depth[part], hw,
-                idx, cols, rows, float(step), carve, BANK, BANK_SLOPE, best, depth, flow, bank,
+                seg.points, seg.surface, seg.discharge, seg.depth, seg.width, seg.area, seg.box,
+                lo, hi, min_area, min_hw, cols, rows, float(step), carve, BANK, BANK_SLOPE,
+                best, depth, flow, bank,
             )  # fmt: skip
-        _lakes(solved.lake, solved.window.x, solved.window.y, float(solved.window.step),
-               cols, rows, lake)  # fmt: skip
+        j0, j1, i0, i1 = solved.lakes
+        if j0 <= j1:
+            _lakes(solved.lake, j0, j1, i0, i1, solved.window.x, solved.window.y,
+                   float(solved.window.step), cols, rows, lake)  # fmt: skip
     return _compose(elevation, best, depth, flow, bank, lake, carve)
 
 
 @kernel
-def _draw(points, ends, discharge, depths, half, idx, cols, rows, step, carve, bank_cells,
-          slope, best, depth, flow, bank):  # fmt: skip
+def _draw(points, ends, discharge, depths, widths, areas, boxes, lo, hi, min_area, min_hw, cols,
+          rows, step, carve, bank_cells, slope, best, depth, flow, bank):  # fmt: skip
+    # Segments lo..hi that drain min_area or more and whose box, grown by
+    # their reach, meets the window's samples.
     x0 = cols[0]
     y0 = rows[0]
+    half_step = 0.5 * step
+    wx0, wx1 = x0 - half_step, cols[cols.size - 1] + half_step
+    wy0, wy1 = y0 - half_step, rows[rows.size - 1] + half_step
     pieces = points.shape[1] - 1
-    for s in idx:
-        hw = half[s]
+    near = np.empty(cols.size)
+    at = np.empty(cols.size)
+    for s in range(lo, hi):
+        if areas[s] < min_area:
+            continue
+        hw = max(0.5 * widths[s], min_hw)
         reach = hw + (bank_cells if carve else 0.0)
+        if (
+            boxes[s, 0] - reach > wx1 or boxes[s, 2] + reach < wx0
+            or boxes[s, 1] - reach > wy1 or boxes[s, 3] + reach < wy0
+        ):  # fmt: skip
+            continue
         bx0 = points[s, 0, 0]
         bx1 = bx0
         by0 = points[s, 0, 1]
@@ -155,63 +164,83 @@ def _draw(points, ends, discharge, depths, half, idx, cols, rows, step, carve, b
         c1 = min(int(np.floor((bx1 + reach - x0) / step)), cols.size - 1)
         r0 = max(int(np.ceil((by0 - reach - y0) / step)), 0)
         r1 = min(int(np.floor((by1 + reach - y0) / step)), rows.size - 1)
+        if c1 < c0:
+            continue
+        # A row's samples piece by piece, each piece over the whole run of
+        # columns (a loop that vectorises): for every sample the same
+        # arithmetic, and the pieces in the same order, as one sample at a
+        # time.
+        xs = cols[c0 : c1 + 1]
         for r in range(r0, r1 + 1):
             y = rows[r]
-            for c in range(c0, c1 + 1):
-                x = cols[c]
-                near = np.inf
-                at = 0.0
-                for k in range(pieces):
-                    ax = points[s, k, 0]
-                    ay = points[s, k, 1]
-                    dx = points[s, k + 1, 0] - ax
-                    dy = points[s, k + 1, 1] - ay
-                    length = dx * dx + dy * dy
+            near[: xs.size] = np.inf
+            at[: xs.size] = 0.0
+            for k in range(pieces):
+                ax = points[s, k, 0]
+                ay = points[s, k, 1]
+                dx = points[s, k + 1, 0] - ax
+                dy = points[s, k + 1, 1] - ay
+                length = dx * dx + dy * dy
+                cross = (y - ay) * dy
+                for c in range(xs.size):
+                    x = xs[c]
                     u = 0.0
                     if length > 0.0:
-                        u = min(max(((x - ax) * dx + (y - ay) * dy) / length, 0.0), 1.0)
+                        u = min(max(((x - ax) * dx + cross) / length, 0.0), 1.0)
                     ex = ax + u * dx - x
                     ey = ay + u * dy - y
                     d = ex * ex + ey * ey
-                    if d < near:
-                        near = d
-                        at = (k + u) / pieces
-                dist = np.sqrt(near)
+                    if d < near[c]:
+                        near[c] = d
+                        at[c] = (k + u) / pieces
+            for c in range(xs.size):
+                dist = np.sqrt(near[c])
                 if dist > reach:
                     continue
-                surface = ends[s, 0] + (ends[s, 1] - ends[s, 0]) * at
+                surface = ends[s, 0] + (ends[s, 1] - ends[s, 0]) * at[c]
                 if dist <= hw:
-                    if surface < best[r, c]:
-                        best[r, c] = surface
-                        depth[r, c] = depths[s]
-                        flow[r, c] = discharge[s]
+                    if surface < best[r, c0 + c]:
+                        best[r, c0 + c] = surface
+                        depth[r, c0 + c] = depths[s]
+                        flow[r, c0 + c] = discharge[s]
                 elif carve:
                     level = surface + slope * (dist - hw)
-                    if level < bank[r, c]:
-                        bank[r, c] = level
+                    if level < bank[r, c0 + c]:
+                        bank[r, c0 + c] = level
 
 
 @kernel
-def _lakes(levels, gx0, gy0, gstep, cols, rows, out):
+def _lakes(levels, j0, j1, i0, i1, gx0, gy0, gstep, cols, rows, out):
     # The highest lake level among the four drainage samples around each
-    # sample (the drainage window's samples sit at block centres).
+    # sample (the drainage window's samples sit at block centres); rows
+    # j0..j1 and columns i0..i1 of levels hold every lake, so samples whose
+    # four are all outside them are skipped (their levels are all -inf).
+    # Columns ascend, so the columns that read lakes are one run.
     height, width = levels.shape
     half = 0.5 * (gstep - 1.0)
+    left = np.empty(cols.size, np.int64)
+    first = cols.size
+    last = -1
+    for c in range(cols.size):
+        fx = (cols[c] - gx0 - half) / gstep
+        i = int(np.floor(fx))
+        left[c] = i
+        if i >= 0 and i + 1 < width and i + 1 >= i0 and i <= i1:
+            first = min(first, c)
+            last = c
     for r in range(rows.size):
         fy = (rows[r] - gy0 - half) / gstep
         j = int(np.floor(fy))
-        if j < 0 or j + 1 >= height:
+        if j < 0 or j + 1 >= height or j + 1 < j0 or j > j1:
             continue
-        for c in range(cols.size):
-            fx = (cols[c] - gx0 - half) / gstep
-            i = int(np.floor(fx))
-            if i < 0 or i + 1 >= width:
-                continue
-            level = max(
-                max(levels[j, i], levels[j, i + 1]), max(levels[j + 1, i], levels[j + 1, i + 1])
-            )
-            if level > out[r, c]:
-                out[r, c] = level
+        above = levels[j]
+        below = levels[j + 1]
+        o = out[r]
+        for c in range(first, last + 1):
+            i = left[c]
+            level = max(max(above[i], above[i + 1]), max(below[i], below[i + 1]))
+            if level > o[c]:
+                o[c] = level
 
 
 @kernel
