@@ -6,6 +6,7 @@ import pytest
 
 from worldgen import threads
 from worldgen.world import BIOMES, Window, WorldConfig, elevation, spawn, world_fields
+from worldgen.world._lod import sample_axes
 from worldgen.world._ranges import uplift_grid, uplift_points
 
 WORLD = WorldConfig(seed=0)
@@ -89,6 +90,21 @@ def test_a_window_equals_the_crop_of_a_bigger_one(step):
     crop = np.s_[7 : 7 + 22, 13 : 13 + 31]
     for name in ("elevation", "continentalness", "uplift", "temperature", "rainfall", "biome"):
         np.testing.assert_array_equal(getattr(alone, name), getattr(whole, name)[crop], name)
+
+
+@pytest.mark.parametrize("step", [1, 16, 256, 4096, 16384])
+def test_the_elevation_alone_equals_the_fields_elevation(step):
+    # elevation() evaluates the mountain belts only where the land needs
+    # them (a coast with sea and land in the window at every level), and
+    # gives the same bytes as the fields, which have them everywhere.
+    x0, y0 = spawn(WORLD)
+    window = Window(x0 - 50 * step, y0 - 40 * step, 100, 80, step)
+    fields = world_fields(WORLD, window, climate=False)
+    assert (fields.elevation < 0).any() and (fields.elevation > 0).any()
+    np.testing.assert_array_equal(elevation(WORLD, window), fields.elevation)
+    where = fields.continentalness > 0
+    part = uplift_grid(WORLD, *sample_axes(window), step, where=where)
+    np.testing.assert_array_equal(part[where], fields.uplift[where])
 
 
 def test_one_and_two_threads_give_the_same_bytes():

@@ -282,13 +282,13 @@ class MapConfig:
         ``continent_size / 64`` (:func:`~worldgen.world._rivers.drawn`) the model's metres and
         None (no rivers drawn)."""
         from worldgen.world._elevation import elevation
-        from worldgen.world._fields import world_fields
-        from worldgen.world._rivers import drawn
+        from worldgen.world._rivers import drawn, water
 
+        ground = elevation(self.world, window)
         if not drawn(self.world, window):
-            return elevation(self.world, window), None
-        fields = world_fields(self.world, window, climate=False, rivers=True)
-        return fields.elevation, fields.water_kind
+            return ground, None
+        made = water(self.world, window, ground)  # as world_fields(..., rivers=True)
+        return made.ground, made.kind
 
     def unit_elevation(self, elevation: np.ndarray) -> np.ndarray:
         """Elevation in [0, 1]: as made, or for ``normalize='none'`` mapped

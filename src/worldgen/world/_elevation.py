@@ -258,11 +258,29 @@ def _land_masks(c, uplift, threshold):
     return land, belts
 
 
+def _land_from(threshold: float, tab_l: np.ndarray) -> float:
+    """A continentalness at or below which the land factor is 0 (the land
+    adds nothing there): ``threshold`` at full and nearly full detail; at
+    coarse levels, where it is read from the table ``tab_l`` (ascending),
+    two entries below its first above 0 (``-inf`` if that is the first
+    entry: the table holds its first value below its range)."""
+    if tab_l.size == 0:
+        return threshold
+    first = int(np.argmax(tab_l > 0.0))
+    if not tab_l[first] > 0.0:
+        return math.inf
+    if first < 2:
+        return -math.inf
+    return SMOOTH_LO + (first - 2) * ((SMOOTH_HI - SMOOTH_LO) / SMOOTH_STEPS)
+
+
 def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relief:
     """Shared by the grid and point forms: ``noise(octaves, where=None)``
     gives an Octaves' values at the samples (flat; only where ``where`` is
     true need be right, the rest may hold the noise's mean) and ``uplift``
-    the belts'."""
+    the belts' (flat), or ``uplift(where)`` gives them right at least where
+    ``where`` (flat bool) is true: wherever the land factor may be above 0,
+    all the elevation needs."""
     low, high = _continents.coast_noises(config)
     share_low, share_high = _continents.coast_shares(config)
     hills = noise(high)
@@ -273,17 +291,20 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relie
     sigma = amplitude * math.hypot(
         share_low * low.dropped_std(spacing), share_high * high.dropped_std(spacing)
     )
-    land, belts = _land_masks(c, uplift, -RAMP_SPAN * sigma)
-    ridge = noise(ridge_noise(config), belts)
-    hilly = noise(hilliness_noise(config), land)
     knots, metres = profile(config)
-    mountains = MOUNTAINS * config.relief * min(config.ranges, 1.0)
-    out = np.empty(xs.size)
     changes = _slope_changes(knots, metres)
     if sigma >= SMOOTH_FROM:
         tab_e, tab_l = _smoothed(float(metres[0]), tuple(knots), tuple(changes), sigma)
     else:
         tab_e = tab_l = np.empty(0)
+    threshold = -RAMP_SPAN * sigma
+    if callable(uplift):
+        uplift = uplift(c > _land_from(threshold, tab_l))
+    land, belts = _land_masks(c, uplift, threshold)
+    ridge = noise(ridge_noise(config), belts)
+    hilly = noise(hilliness_noise(config), land)
+    mountains = MOUNTAINS * config.relief * min(config.ranges, 1.0)
+    out = np.empty(xs.size)
     _combine(
         c, uplift, ridge, hills, hilly, float(metres[0]), knots, changes, sigma, _RAMP, tab_e,
         tab_l, mountains, HILLS * config.relief, out,
@@ -294,17 +315,28 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relie
 @kernel
 def _box(mask, width):
     # First and last row and column of the true entries of a flat mask of
-    # rows ``width`` long (last row -1 if there are none).
+    # rows ``width`` long (last row -1 if there are none). Each row is
+    # searched from its ends for its first and last true entry only.
     r0 = c0 = mask.size
     r1 = c1 = -1
-    for k in range(mask.size):
-        if mask[k]:
-            r = k // width
-            c = k - r * width
-            r0 = min(r0, r)
-            r1 = max(r1, r)
-            c0 = min(c0, c)
-            c1 = max(c1, c)
+    for r in range(mask.size // width):
+        start = r * width
+        first = -1
+        for c in range(width):
+            if mask[start + c]:
+                first = c
+                break
+        if first < 0:
+            continue
+        last = first
+        for c in range(width - 1, first, -1):
+            if mask[start + c]:
+                last = c
+                break
+        r0 = min(r0, r)
+        r1 = r
+        c0 = min(c0, first)
+        c1 = max(c1, last)
     return r0, r1, c0, c1
 
 
@@ -341,15 +373,24 @@ def window_noise(config: WorldConfig, window: Window):
     return noise
 
 
-def relief(config: WorldConfig, window: Window) -> Relief:
-    """The relief of a window (arrays flat, row by row, ``H * W`` long)."""
+def relief(config: WorldConfig, window: Window, *, uplift_everywhere: bool = True) -> Relief:
+    """The relief of a window (arrays flat, row by row, ``H * W`` long).
+    Without ``uplift_everywhere`` the uplift (and so the mountains) is
+    right only where the land needs it (the elevation is the same): for
+    callers that keep only the elevation."""
     cols, rows = sample_axes(window)
     xs = np.broadcast_to(cols[None, :], window.shape).ravel()
     ys = np.broadcast_to(rows[:, None], window.shape).ravel()
-    if config.ranges > 0.0:
+    if config.ranges <= 0.0:
+        uplift = np.zeros(xs.size)
+    elif uplift_everywhere:
         uplift = _ranges.uplift_grid(config, cols, rows, window.step).ravel()
     else:
-        uplift = np.zeros(xs.size)
+
+        def uplift(where: np.ndarray) -> np.ndarray:
+            where = where.reshape(window.shape)
+            return _ranges.uplift_grid(config, cols, rows, window.step, where=where).ravel()
+
     return _relief(config, xs, ys, float(window.step), window_noise(config, window), uplift)
 
 
@@ -368,4 +409,4 @@ def relief_points(config: WorldConfig, xs: np.ndarray, ys: np.ndarray, spacing: 
 
 def elevation(config: WorldConfig, window: Window) -> np.ndarray:
     """Metres above sea level of the window's samples, shape ``(H, W)``."""
-    return relief(config, window).elevation.reshape(window.shape)
+    return relief(config, window, uplift_everywhere=False).elevation.reshape(window.shape)

@@ -70,15 +70,19 @@ def _sites(seed, i0, j0, cols, rows):
 
 @kernel
 def _uplift(
-    xs, ys, wx, wy, along, sites, i0, j0, seed, pairs, plate, temperature, share, out
+    xs, ys, wx, wy, along, needed, sites, i0, j0, seed, pairs, plate, temperature, share, out
 ):  # fmt: skip
     # Soft plate membership: w_i = exp(-d_i^2 / T) / sum over the sites,
     # kept for the three nearest; uplift = 4 sum over their pairs of
-    # strength_ij * w_i * w_j, a smooth belt along each bisector.
+    # strength_ij * w_i * w_j, a smooth belt along each bisector. Points
+    # not needed (needed empty: all are) are left as they are.
     best = np.empty(3)
     bi = np.empty(3, np.int64)
     bj = np.empty(3, np.int64)
+    every = needed.size == 0
     for k in range(xs.size):
+        if not every and not needed[k]:
+            continue
         x = (xs[k] + wx[k]) / plate
         y = (ys[k] + wy[k]) / plate
         ci = int(np.floor(x))
@@ -124,22 +128,32 @@ def _uplift(
         out[k] = min(u, 1.0) * rise
 
 
-def _uplift_at(config, xs, ys, spacing, wx, wy, along) -> np.ndarray:
+_EVERY = np.empty(0, dtype=np.bool_)
+
+
+def _uplift_at(config, xs, ys, spacing, wx, wy, along, needed=None) -> np.ndarray:
+    """Uplift at the points (flat arrays); with ``needed`` (flat bool), only
+    at the points where it is true (0 at the others)."""
     out = np.zeros(xs.size)
-    if not xs.size or config.ranges <= 0.0:
+    if needed is not None and not needed.all():
+        count = int(np.count_nonzero(needed))
+        bounds_x, bounds_y = xs[needed], ys[needed]
+    else:
+        needed, count, bounds_x, bounds_y = _EVERY, xs.size, xs, ys
+    if not count or config.ranges <= 0.0:
         return out
     seed = config.seed
     plate = config.plate_size
     # Lattice squares the warped positions may fall in, and SEARCH around.
     reach = plate / 6.0 + 1.0
-    i0 = math.floor((float(xs.min()) - reach) / plate) - SEARCH
-    j0 = math.floor((float(ys.min()) - reach) / plate) - SEARCH
-    i1 = math.floor((float(xs.max()) + reach) / plate) + SEARCH
-    j1 = math.floor((float(ys.max()) + reach) / plate) + SEARCH
+    i0 = math.floor((float(bounds_x.min()) - reach) / plate) - SEARCH
+    j0 = math.floor((float(bounds_y.min()) - reach) / plate) - SEARCH
+    i1 = math.floor((float(bounds_x.max()) + reach) / plate) + SEARCH
+    j1 = math.floor((float(bounds_y.max()) + reach) / plate) + SEARCH
     site_seed = np.uint64(derive_seed(seed, _SITES))
     # A table of sites costs two hashes a site, hashing them at each point
     # two for each of the (2 SEARCH + 1)^2 sites it looks at.
-    if (i1 - i0 + 1) * (j1 - j0 + 1) <= (2 * SEARCH + 1) ** 2 * xs.size:
+    if (i1 - i0 + 1) * (j1 - j0 + 1) <= (2 * SEARCH + 1) ** 2 * count:
         sites = _sites(site_seed, i0, j0, i1 - i0 + 1, j1 - j0 + 1)
     else:  # far more plates than points: each point hashes its own
         sites = np.empty((0, 0, 2))
@@ -150,7 +164,7 @@ def _uplift_at(config, xs, ys, spacing, wx, wy, along) -> np.ndarray:
     # distance to the bisector (about one plate apart), falls to a half.
     temperature = 2.0 * wide / (1.7627 * plate)
     _uplift(
-        xs, ys, wx * (plate / 6.0), wy * (plate / 6.0), along, sites, i0, j0, site_seed,
+        xs, ys, wx * (plate / 6.0), wy * (plate / 6.0), along, needed, sites, i0, j0, site_seed,
         np.uint64(derive_seed(seed, _PAIRS)), plate, temperature, share, out,
     )  # fmt: skip
     return out * (w / wide)
@@ -173,33 +187,73 @@ def grid_spacing(step: int) -> int:
     return max(64, 4 * step)
 
 
-def uplift_grid(config: WorldConfig, cols: np.ndarray, rows: np.ndarray, step: int) -> np.ndarray:
+def uplift_grid(
+    config: WorldConfig,
+    cols: np.ndarray,
+    rows: np.ndarray,
+    step: int,
+    *,
+    where: np.ndarray | None = None,
+) -> np.ndarray:
     """Uplift on the grid of cell positions ``cols`` x ``rows`` (sample
-    centres of a window at ``step``), interpolated from the aligned grid."""
+    centres of a window at ``step``), interpolated from the aligned grid;
+    with ``where`` (bool, ``(len(rows), len(cols))``), right only where it
+    is true (the grid points no such sample reads are left at 0)."""
     g = grid_spacing(step)
     seed = config.seed
 
-    def field(gx: np.ndarray, gy: np.ndarray) -> np.ndarray:
+    def field(gx: np.ndarray, gy: np.ndarray, needed: np.ndarray | None) -> np.ndarray:
         xs = np.broadcast_to(gx[None, :], (gy.size, gx.size)).ravel()
         ys = np.broadcast_to(gy[:, None], (gy.size, gx.size)).ravel()
         wx, wy = (
             n.grid(seed, gx, gy, float(step), split=False).ravel() for n in warp_noises(config)
         )
         along = along_noise(config).grid(seed, gx, gy, float(step), split=False).ravel()
-        return _uplift_at(config, xs, ys, float(step), wx, wy, along).reshape(gy.size, gx.size)
+        flat = None if needed is None else needed.ravel()
+        return _uplift_at(config, xs, ys, float(step), wx, wy, along, flat).reshape(
+            gy.size, gx.size
+        )
 
-    return on_coarse_grid(field, cols, rows, g)
+    return on_coarse_grid(field, cols, rows, g, where=where)
 
 
-def on_coarse_grid(field, cols: np.ndarray, rows: np.ndarray, g: int) -> np.ndarray:
-    """``field(gx, gy)`` (grid axes -> values ``(len(gy), len(gx))``)
-    evaluated on the points ``(k g, l g)`` around the grid ``cols`` x
-    ``rows`` and interpolated to it by separable Catmull-Rom: the same at a
-    position in every window."""
+@kernel
+def _needed(where, ix, iy, needed):
+    # The grid points the true samples of where read: the 4 x 4 from each
+    # sample's first column ix[c, 0] and row iy[r, 0].
+    ny, nx = needed.shape
+    first = np.zeros((ny, nx), dtype=np.bool_)
+    for r in range(where.shape[0]):
+        j = iy[r, 0]
+        for c in range(where.shape[1]):
+            if where[r, c]:
+                first[j, ix[c, 0]] = True
+    for j in range(ny):
+        for i in range(nx):
+            if first[j, i]:
+                for m in range(4):
+                    for n in range(4):
+                        needed[j + m, i + n] = True
+
+
+def on_coarse_grid(
+    field, cols: np.ndarray, rows: np.ndarray, g: int, *, where: np.ndarray | None = None
+) -> np.ndarray:
+    """``field(gx, gy, needed)`` (grid axes -> values ``(len(gy),
+    len(gx))``) evaluated on the points ``(k g, l g)`` around the grid
+    ``cols`` x ``rows`` and interpolated to it by separable Catmull-Rom:
+    the same at a position in every window. With ``where`` (bool, ``(len(rows),
+    len(cols))``) the field need only be right at the grid points
+    ``needed`` (bool, ``(len(gy), len(gx))``) that those samples read, and
+    the result is right only there; else ``needed`` is None."""
     ix, wx, fx = catmull_rom(cols, g)
     iy, wy, fy = catmull_rom(rows, g)
     nx, ny = int(ix.max()) + 1, int(iy.max()) + 1
     gx = (fx + np.arange(nx, dtype=np.float64)) * g
     gy = (fy + np.arange(ny, dtype=np.float64)) * g
-    values = field(gx, gy)
+    needed = None
+    if where is not None:
+        needed = np.zeros((ny, nx), dtype=np.bool_)
+        _needed(np.ascontiguousarray(where, dtype=np.bool_), ix, iy, needed)
+    values = field(gx, gy, needed)
     return interpolate(values, ix, wx, iy, wy)
