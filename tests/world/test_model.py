@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from worldgen import threads
-from worldgen.world import BIOMES, Window, WorldConfig, elevation, spawn, world_fields
+from worldgen.world import BIOMES, Window, WorldConfig, _continents, elevation, spawn, world_fields
 from worldgen.world._lod import sample_axes
 from worldgen.world._ranges import uplift_grid, uplift_points
 
@@ -105,6 +105,36 @@ def test_the_elevation_alone_equals_the_fields_elevation(step):
     where = fields.continentalness > 0
     part = uplift_grid(WORLD, *sample_axes(window), step, where=where)
     np.testing.assert_array_equal(part[where], fields.uplift[where])
+
+
+@pytest.mark.parametrize("step", [1, 1024, 65536])
+def test_continentalness_on_a_grid_equals_it_at_each_sample(step):
+    # The grid form locates samples from the window's axes and tabulates
+    # the regions as a grid (their slow noise too: at the coarsest step
+    # every sample is in a region of its own); it equals the samples taken
+    # one by one, the warp scaled there or before.
+    x0, y0 = spawn(WORLD)
+    window = Window(x0 - 20 * step, y0 - 15 * step, 40, 30, step)
+    cols, rows = sample_axes(window)
+    xs, ys = (a.ravel() for a in np.meshgrid(cols, rows))
+    rng = np.random.default_rng(step)
+    coast = rng.normal(0.0, 0.5, xs.size)
+    warp = tuple(rng.normal(0.0, 1.0, xs.size) for _ in range(2))
+    scaled = tuple(_continents.WARP * w for w in warp)
+    one_by_one = _continents.continentalness(WORLD, xs, ys, coast, scaled)
+    on_grid = _continents.continentalness(
+        WORLD, cols, rows, coast, warp, grid=True, warp_scale=_continents.WARP
+    )
+    np.testing.assert_array_equal(on_grid, one_by_one)
+    assert (one_by_one > 0).any() and (one_by_one < 0).any()
+    # A grid of regions gives the rows its regions give one by one.
+    ci = np.tile(np.arange(-9, 8, dtype=np.int64), 5)
+    cj = np.repeat(np.arange(3, 8, dtype=np.int64), 17)
+    for scale in (1, 2):
+        np.testing.assert_array_equal(
+            _continents.region_table(WORLD, ci, cj, scale, -0.7, across=17),
+            _continents.region_table(WORLD, ci, cj, scale, -0.7),
+        )
 
 
 def test_one_and_two_threads_give_the_same_bytes():

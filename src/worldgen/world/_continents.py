@@ -147,14 +147,28 @@ def _regions(seed, cols, rows, biases, table):
 
 
 def region_table(
-    config: WorldConfig, cols: np.ndarray, rows: np.ndarray, scale: int, bias: float
+    config: WorldConfig,
+    cols: np.ndarray,
+    rows: np.ndarray,
+    scale: int,
+    bias: float,
+    *,
+    across: int = 0,
 ) -> np.ndarray:
     """The landmasses of the regions of ``scale`` squares (1: squares, 2:
     blocks) ``(cols[n], rows[n])``: shape ``(n, ENTRIES)`` (see
-    :func:`_regions`)."""
+    :func:`_regions`). ``across`` > 0 says that the regions are a grid
+    ``across`` columns wide, row by row (its slow noise is then evaluated
+    as a grid: the same values)."""
     size = config.continent_size * scale
     slow = Octaves(_SIZE_NOISE, 6.0 * config.continent_size, 2)
-    biases = bias + SLOW * slow.points(config.seed, (cols + 0.5) * size, (rows + 0.5) * size, 0.0)
+    if across:
+        gx = (cols[:across] + 0.5) * size
+        gy = (rows[::across] + 0.5) * size
+        noise = slow.grid(config.seed, gx, gy, 0.0).ravel()
+    else:
+        noise = slow.points(config.seed, (cols + 0.5) * size, (rows + 0.5) * size, 0.0)
+    biases = bias + SLOW * noise
     table = np.zeros((cols.size, ENTRIES))
     tag = _CELLS if scale == 1 else _CELLS + scale
     _regions(np.uint64(derive_seed(config.seed, tag)), cols, rows, biases, table)
@@ -220,17 +234,27 @@ def _potential(
 
 
 @kernel
-def _locate(xs, ys, wx, wy, size, x, y):
-    # Warped positions in squares; the bounding box of their squares.
+def _locate(xs, ys, width, wx, wy, scale, size, x, y):
+    # Warped positions in squares (the warp times scale); the bounding box
+    # of their squares. Sample k is at (xs[k], ys[k]), or with width > 0 on
+    # the grid of columns xs and rows ys, at (xs[c], ys[r]), k = r width + c.
     lo_i = lo_j = 2**62
     hi_i = hi_j = -(2**62)
-    for k in range(xs.size):
-        x[k] = xs[k] / size + wx[k]
-        y[k] = ys[k] / size + wy[k]
-        i = int(np.floor(x[k]))
-        j = int(np.floor(y[k]))
-        lo_i, hi_i = min(lo_i, i), max(hi_i, i)
-        lo_j, hi_j = min(lo_j, j), max(hi_j, j)
+    rows = 1 if width == 0 else ys.size
+    cols = x.size if width == 0 else width
+    for r in range(rows):
+        for c in range(cols):
+            k = r * cols + c
+            if width == 0:
+                x[k] = xs[k] / size + scale * wx[k]
+                y[k] = ys[k] / size + scale * wy[k]
+            else:
+                x[k] = xs[c] / size + scale * wx[k]
+                y[k] = ys[r] / size + scale * wy[k]
+            i = int(np.floor(x[k]))
+            j = int(np.floor(y[k]))
+            lo_i, hi_i = min(lo_i, i), max(hi_i, i)
+            lo_j, hi_j = min(lo_j, j), max(hi_j, j)
     return lo_i, lo_j, hi_i, hi_j
 
 
@@ -249,13 +273,14 @@ def _table_rows(x, y, box, shift: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     """The lattice cells (squares, or blocks with ``shift`` 1) to tabulate
     for samples at warped positions ``x, y`` whose squares lie in ``box``,
     and how to find each sample's row: every cell of the bounding box when
-    that is no bigger than the samples (a window at a fine level), else one
-    row per sample (a coarse window, each sample in a cell of its own).
+    that is at most twice the samples (a window at a fine level, or one
+    whose samples each fall in a cell of their own: a grid of cells is
+    cheaper than cells at scattered samples), else one row per sample.
     Returns the cells' columns and rows and ``(first column, first row,
     columns)``, columns 0 for one row per sample."""
     i0, j0, i1, j1 = (v >> shift for v in box)
     cols, rows = i1 - i0 + 1, j1 - j0 + 1
-    if cols * rows <= x.size:
+    if cols * rows <= 2 * x.size:
         ci = np.tile(np.arange(i0, i0 + cols, dtype=np.int64), rows)
         cj = np.repeat(np.arange(j0, j0 + rows, dtype=np.int64), cols)
         return ci, cj, np.array([i0, j0, cols], dtype=np.int64)
@@ -270,23 +295,29 @@ def continentalness(
     coast: np.ndarray,
     warp: tuple[np.ndarray, np.ndarray],
     bias: float | None = None,
+    *,
+    grid: bool = False,
+    warp_scale: float = 1.0,
 ) -> np.ndarray:
-    """``c`` at cell positions ``xs, ys`` (flat float64 arrays), given the
-    coast noise values (already scaled) and the warp (in squares) there;
-    ``bias`` overrides the calibrated mean bias."""
+    """``c`` at cell positions ``xs, ys`` (flat float64 arrays; with
+    ``grid``, the columns and rows of a grid, its samples row by row),
+    given the coast noise values (already scaled) and the warp (in squares,
+    once multiplied by ``warp_scale``) there; ``bias`` overrides the
+    calibrated mean bias."""
     size = config.continent_size
-    out = np.empty(xs.size)
-    if not xs.size:
+    out = np.empty(xs.size * ys.size if grid else xs.size)
+    if not out.size:
         return out
     if bias is None:
         bias = mean_bias(config.land_fraction, config.roughness)
     # Regions, dome and border are all taken at the warped position.
-    x, y = np.empty(xs.size), np.empty(xs.size)
-    box = _locate(xs, ys, warp[0], warp[1], float(size), x, y)
+    x, y = np.empty(out.size), np.empty(out.size)
+    width = xs.size if grid else 0
+    box = _locate(xs, ys, width, warp[0], warp[1], float(warp_scale), float(size), x, y)
     ci, cj, sq = _table_rows(x, y, box, 0)
     bi, bj, bl = _table_rows(x, y, box, 1)
-    squares = region_table(config, ci, cj, 1, bias)
-    blocks = region_table(config, bi, bj, 2, bias)
+    squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]))
+    blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]))
     merged = _merges(np.uint64(derive_seed(config.seed, _MERGE)), bi, bj)
     _potential(
         x, y, coast, squares, sq, blocks, bl, merged, envelope_height(config),

@@ -274,8 +274,9 @@ def _land_from(threshold: float, tab_l: np.ndarray) -> float:
     return SMOOTH_LO + (first - 2) * ((SMOOTH_HI - SMOOTH_LO) / SMOOTH_STEPS)
 
 
-def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relief:
-    """Shared by the grid and point forms: ``noise(octaves, where=None)``
+def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift, grid: bool) -> Relief:
+    """Shared by the grid and point forms: the samples at ``xs, ys`` (flat,
+    or with ``grid`` a grid's columns and rows); ``noise(octaves, where=None)``
     gives an Octaves' values at the samples (flat; only where ``where`` is
     true need be right, the rest may hold the noise's mean) and ``uplift``
     the belts' (flat), or ``uplift(where)`` gives them right at least where
@@ -286,8 +287,10 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relie
     hills = noise(high)
     amplitude = _continents.COAST * config.roughness
     coast = _continents.coast_values(config, lambda n: hills if n == high else noise(n))
-    warp = tuple(_continents.WARP * noise(n) for n in _continents.warp_noises(config))
-    c = _continents.continentalness(config, xs, ys, coast, warp)
+    warp = tuple(noise(n) for n in _continents.warp_noises(config))
+    c = _continents.continentalness(
+        config, xs, ys, coast, warp, grid=grid, warp_scale=_continents.WARP
+    )
     sigma = amplitude * math.hypot(
         share_low * low.dropped_std(spacing), share_high * high.dropped_std(spacing)
     )
@@ -304,7 +307,7 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift) -> Relie
     ridge = noise(ridge_noise(config), belts)
     hilly = noise(hilliness_noise(config), land)
     mountains = MOUNTAINS * config.relief * min(config.ranges, 1.0)
-    out = np.empty(xs.size)
+    out = np.empty(c.size)
     _combine(
         c, uplift, ridge, hills, hilly, float(metres[0]), knots, changes, sigma, _RAMP, tab_e,
         tab_l, mountains, HILLS * config.relief, out,
@@ -379,10 +382,8 @@ def relief(config: WorldConfig, window: Window, *, uplift_everywhere: bool = Tru
     right only where the land needs it (the elevation is the same): for
     callers that keep only the elevation."""
     cols, rows = sample_axes(window)
-    xs = np.broadcast_to(cols[None, :], window.shape).ravel()
-    ys = np.broadcast_to(rows[:, None], window.shape).ravel()
     if config.ranges <= 0.0:
-        uplift = np.zeros(xs.size)
+        uplift = np.zeros(cols.size * rows.size)
     elif uplift_everywhere:
         uplift = _ranges.uplift_grid(config, cols, rows, window.step).ravel()
     else:
@@ -391,7 +392,8 @@ def relief(config: WorldConfig, window: Window, *, uplift_everywhere: bool = Tru
             where = where.reshape(window.shape)
             return _ranges.uplift_grid(config, cols, rows, window.step, where=where).ravel()
 
-    return _relief(config, xs, ys, float(window.step), window_noise(config, window), uplift)
+    noise = window_noise(config, window)
+    return _relief(config, cols, rows, float(window.step), noise, uplift, True)
 
 
 def relief_points(config: WorldConfig, xs: np.ndarray, ys: np.ndarray, spacing: float) -> Relief:
@@ -404,7 +406,7 @@ def relief_points(config: WorldConfig, xs: np.ndarray, ys: np.ndarray, spacing: 
         return octaves.points(config.seed, xs, ys, spacing)
 
     uplift = _ranges.uplift_points(config, xs, ys, spacing)
-    return _relief(config, xs, ys, spacing, noise, uplift)
+    return _relief(config, xs, ys, spacing, noise, uplift, False)
 
 
 def elevation(config: WorldConfig, window: Window) -> np.ndarray:
