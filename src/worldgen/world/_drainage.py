@@ -343,6 +343,17 @@ def network(config: WorldConfig, region: Region) -> Network:
     return Network(seg, solved.lake, solved.window, widest, lakes)
 
 
+@functools.lru_cache(maxsize=4 * CACHED)
+def visible(config: WorldConfig, region: Region, min_area: float) -> tuple[np.ndarray, np.ndarray]:
+    """The indices of ``region``'s river segments that drain ``min_area``
+    cells or more (ascending, so sorted by their northern edges, as the
+    segments are) and those edges; kept, as the network is, for each
+    level's ``min_area``."""
+    seg = network(config, region).segments
+    idx = np.flatnonzero(seg.area >= min_area)
+    return idx, np.ascontiguousarray(seg.box[idx, 1])
+
+
 def _jittered(config: WorldConfig, window: Window) -> tuple[np.ndarray, np.ndarray]:
     """Each sample's river point: its centre moved by up to JITTER of a
     step, by a hash of its lattice position (the same in every region)."""

@@ -113,12 +113,13 @@ def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
         # than two drainage steps and a bit (jitter and the curve's swing).
         tall = 3.0 * solved.window.step
         far = (max(0.5 * solved.widest, min_hw) if seg.width.size else 0.0) + extra
-        lo = int(np.searchsorted(seg.box[:, 1], y0 - far - tall, side="left"))
-        hi = int(np.searchsorted(seg.box[:, 1], y1 + far, side="right"))
+        shown, north = _drainage.visible(config, region, min_area)
+        lo = int(np.searchsorted(north, y0 - far - tall, side="left"))
+        hi = int(np.searchsorted(north, y1 + far, side="right"))
         if lo < hi:
             _draw(
-                seg.points, seg.surface, seg.discharge, seg.depth, seg.width, seg.area, seg.box,
-                lo, hi, min_area, min_hw, cols, rows, float(step), carve, BANK, BANK_SLOPE,
+                seg.points, seg.surface, seg.discharge, seg.depth, seg.width, seg.box,
+                shown[lo:hi], min_hw, cols, rows, float(step), carve, BANK, BANK_SLOPE,
                 best, depth, flow, bank,
             )  # fmt: skip
         j0, j1, i0, i1 = solved.lakes
@@ -129,10 +130,10 @@ def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
 
 
 @kernel
-def _draw(points, ends, discharge, depths, widths, areas, boxes, lo, hi, min_area, min_hw, cols,
-          rows, step, carve, bank_cells, slope, best, depth, flow, bank):  # fmt: skip
-    # Segments lo..hi that drain min_area or more and whose box, grown by
-    # their reach, meets the window's samples.
+def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, rows, step,
+          carve, bank_cells, slope, best, depth, flow, bank):  # fmt: skip
+    # The segments in order whose box, grown by their reach, meets the
+    # window's samples.
     x0 = cols[0]
     y0 = rows[0]
     half_step = 0.5 * step
@@ -141,9 +142,7 @@ def _draw(points, ends, discharge, depths, widths, areas, boxes, lo, hi, min_are
     pieces = points.shape[1] - 1
     near = np.empty(cols.size)
     at = np.empty(cols.size)
-    for s in range(lo, hi):
-        if areas[s] < min_area:
-            continue
+    for s in order:
         hw = max(0.5 * widths[s], min_hw)
         reach = hw + (bank_cells if carve else 0.0)
         if (
