@@ -95,9 +95,8 @@ from worldgen.voxel._blocks import (
 )
 from worldgen.voxel._chunk import CHUNK, Chunk
 from worldgen.voxel._config import VoxelConfig
-from worldgen.world._config import WorldConfig
 from worldgen.world._elevation import LAND_RAMP
-from worldgen.world._fields import WorldFields, world_fields
+from worldgen.world._fields import world_fields
 from worldgen.world._hash import uniform3
 from worldgen.world._rivers import LAKE, RIVER
 from worldgen.world._window import Window
@@ -138,6 +137,12 @@ _GOLDEN = (1.0 + 5.0**0.5) / 2.0
 CHEESE_LEVEL = 0.3
 SPAGHETTI = 0.006
 NOODLE = 0.004
+# A margin far wider than any rounding of the fields (about 1e-13 on heights
+# of hundreds of blocks), for tests that skip work only where its outcome is
+# certain: a tunnel's noise must come within its threshold's root of zero.
+_SURE = 1e-6
+_SPAGHETTI_ROOT = SPAGHETTI**0.5 + _SURE
+_NOODLE_ROOT = NOODLE**0.5 + _SURE
 # 3D relief in blocks: RELIEF_SLOPE * the metres the world's ranges add
 # to a column (0 off the ranges and at the coast), at most RELIEF_MAX.
 RELIEF_SLOPE = 0.5
@@ -181,44 +186,91 @@ def lattice_shift(tag: int, axis: int) -> float:
 
 @dataclasses.dataclass
 class Columns:
-    """Per-column fields of a rectangle of columns, shape ``(depth, width)``."""
+    """Per-column fields of a rectangle of columns, shape ``(depth, width)``,
+    and the coarse grid of the 3D noises over them."""
 
     height: np.ndarray  # float64, target ground height
     relief: np.ndarray  # float64, blocks of 3D relief
-    temperature: np.ndarray  # float64, degrees Celsius (zero when not made)
-    biome: np.ndarray | None  # uint8, the world's biome
+    temperature: np.ndarray  # float64, degrees Celsius
+    biome: np.ndarray  # uint8, the world's biome
     aquifer_x: np.ndarray  # float64, warped x at which aquifers are looked up
     aquifer_z: np.ndarray  # float64, warped z
-    water_kind: np.ndarray | None = None  # uint8, the world's (rivers only)
-    water_surface: np.ndarray | None = None  # float64, the water's y (rivers only)
+    water_kind: np.ndarray | None  # uint8, the world's (rivers only)
+    water_surface: np.ndarray | None  # float64, the water's y (rivers only)
+    grid: np.ndarray  # float64 (F, Y, Z, X), see _grid
+    gx0: int  # world x of the grid's first point
+    gz0: int  # world z of the grid's first point
 
 
-def columns(
-    config: VoxelConfig, x0: int, z0: int, width: int, depth: int, *, step: int = 1, names=None
-) -> Columns:
-    """Target height, relief and climate of columns ``x0 <= x < x0 + width``,
-    ``z0 <= z < z0 + depth`` (every ``step``-th column of them, each
-    standing for ``step x step`` columns: ``width`` and ``depth`` count the
-    columns taken). ``names``: ``('height',)`` makes the height and relief
-    only (the rest zero)."""
-    window = Window(x0, z0, width, depth, step)
-    full = names is None
-    fields = _world_fields(config.world, window, climate=full, rivers=config.rivers)
+# The columns' fields are made for blocks of FIELD_BLOCK x FIELD_BLOCK
+# columns and FIELD_HALO more on every side, and kept: a chunk (with its
+# margin) lies inside the block of its corner, so the sixteen chunks of a
+# block share one call of the world's fields (its climate grids, continent
+# tables and ranges are made once, not per chunk), of the column noises and
+# of the 3D noises' grid. Every field is exact in any window, so the crop
+# is the same bytes as the chunk's own window.
+FIELD_BLOCK = 64
+FIELD_HALO = 8
+NO_RIVER = -(2**31)  # "no river here", in a column's water top and cap
+
+
+def columns(config: VoxelConfig, x0: int, z0: int, width: int, depth: int) -> Columns:
+    """Target height, relief, climate, aquifer positions and the 3D noises
+    of columns ``x0 <= x < x0 + width``, ``z0 <= z < z0 + depth``: cut from
+    their block's (see :data:`FIELD_BLOCK`) when they fit in one, else made
+    for them alone."""
+    bx = (x0 + FIELD_HALO) // FIELD_BLOCK
+    bz = (z0 + FIELD_HALO) // FIELD_BLOCK
+    bx0, bz0 = bx * FIELD_BLOCK - FIELD_HALO, bz * FIELD_BLOCK - FIELD_HALO
+    side = FIELD_BLOCK + 2 * FIELD_HALO
+    if x0 + width > bx0 + side or z0 + depth > bz0 + side:
+        return _columns(config, x0, z0, width, depth)
+    block = _block_columns(config, bx, bz)
+    cut = np.s_[z0 - bz0 : z0 - bz0 + depth, x0 - bx0 : x0 - bx0 + width]
+    return dataclasses.replace(
+        block,
+        **{
+            name: array[cut]
+            for name, array in vars(block).items()
+            if name != "grid" and isinstance(array, np.ndarray)
+        },
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _block_columns(config: VoxelConfig, bx: int, bz: int) -> Columns:
+    side = FIELD_BLOCK + 2 * FIELD_HALO
+    cols = _columns(
+        config, bx * FIELD_BLOCK - FIELD_HALO, bz * FIELD_BLOCK - FIELD_HALO, side, side
+    )
+    for array in vars(cols).values():
+        if isinstance(array, np.ndarray):
+            array.flags.writeable = False
+    return cols
+
+
+def _columns(config: VoxelConfig, x0: int, z0: int, width: int, depth: int) -> Columns:
+    fields = world_fields(config.world, Window(x0, z0, width, depth), rivers=config.rivers)
     land = np.clip(fields.continentalness / LAND_RAMP, 0.0, 1.0)
     mountains = np.maximum(fields.mountains, 0.0) * land * land * (3.0 - 2.0 * land)
     height = config.sea_level + fields.elevation
     relief = np.minimum(RELIEF_SLOPE * mountains, RELIEF_MAX)
-    zero = np.zeros((depth, width))
     kind = fields.water_kind
     water = None if kind is None else config.sea_level + fields.surface
-    if not full:
-        return Columns(height, relief, zero, None, zero, zero, kind, water)
-    wx = x0 + np.arange(width, dtype=np.float64) * step
-    wz = z0 + np.arange(depth, dtype=np.float64) * step
+    wx = x0 + np.arange(width, dtype=np.float64)
+    wz = z0 + np.arange(depth, dtype=np.float64)
     noise = _noises(config.seed)
     field = {
         name: noise[name].grid(wx / scale, wz / scale) for name, (_, scale, _) in _FIELDS.items()
     }
+    # The highest block any column's terrain, caves or trees read the grid
+    # at: its 3D terrain's top (see _surface_3d) or its height-map surface.
+    if config.terrain == "3d":
+        top = np.floor(height + relief * _NOISE_BOUND) + 1.0
+    else:
+        top = np.floor(height)
+    top = float(np.clip(top, config.y_min, config.y_max - 24).max())
+    grid, gx0, gz0 = _grid(config, x0, z0, width, depth, int(top) - config.y_min)
     return Columns(
         height,
         relief,
@@ -228,54 +280,9 @@ def columns(
         wz[:, None] + AQUIFER_WARP * field["aquifer warp z"],
         kind,
         water,
-    )
-
-
-# The world's fields are made for blocks of FIELD_BLOCK x FIELD_BLOCK
-# columns and FIELD_HALO more on every side, and kept: a chunk (with its
-# margin) lies inside the block of its corner, so the sixteen chunks of a
-# block share one call (its climate grids, continent tables and ranges are
-# made once, not per chunk). The world's fields are exact in any window, so
-# the crop is the same bytes as the chunk's own window.
-FIELD_BLOCK = 64
-FIELD_HALO = 8
-NO_RIVER = -(2**31)  # "no river here", in a column's water top and cap
-
-
-@functools.lru_cache(maxsize=64)
-def _block_fields(world: WorldConfig, bx: int, bz: int, rivers: bool) -> WorldFields:
-    window = Window(
-        bx * FIELD_BLOCK - FIELD_HALO, bz * FIELD_BLOCK - FIELD_HALO,
-        FIELD_BLOCK + 2 * FIELD_HALO, FIELD_BLOCK + 2 * FIELD_HALO,
-    )  # fmt: skip
-    fields = world_fields(world, window, rivers=rivers)
-    for array in dataclasses.astuple(fields):
-        if array is not None:
-            array.flags.writeable = False
-    return fields
-
-
-def _world_fields(
-    world: WorldConfig, window: Window, *, climate: bool, rivers: bool
-) -> WorldFields:
-    """:func:`world_fields` of ``window``: cut from its block's (see
-    :data:`FIELD_BLOCK`) when it fits in one, else made for it alone."""
-    bx = (window.x + FIELD_HALO) // FIELD_BLOCK
-    bz = (window.y + FIELD_HALO) // FIELD_BLOCK
-    x0, z0 = bx * FIELD_BLOCK - FIELD_HALO, bz * FIELD_BLOCK - FIELD_HALO
-    side = FIELD_BLOCK + 2 * FIELD_HALO
-    if (
-        window.step != 1
-        or window.x + window.width > x0 + side
-        or window.y + window.height > z0 + side
-    ):
-        return world_fields(world, window, climate=climate, rivers=rivers)
-    block = _block_fields(world, bx, bz, rivers)
-    cut = np.s_[
-        window.y - z0 : window.y - z0 + window.height, window.x - x0 : window.x - x0 + window.width
-    ]
-    return WorldFields(
-        *(None if array is None else array[cut] for array in dataclasses.astuple(block))
+        grid,
+        gx0,
+        gz0,
     )
 
 
@@ -289,16 +296,18 @@ def biomes(cols: Columns, surface: np.ndarray, sea_level: int) -> np.ndarray:
     return biome
 
 
-def _grid(config: VoxelConfig, x0: int, z0: int, width: int, depth: int):
+def _grid(config: VoxelConfig, x0: int, z0: int, width: int, depth: int, dy: int):
     """The grid fields (F, Y, Z, X) on the coarse grid covering the columns,
-    and the world x, z of its first point. Fields the config does not use
-    stay zero."""
+    up to the layers read at ``dy`` blocks above ``y_min`` (see
+    :func:`_reach`; the kernels read no higher), and the world x, z of its
+    first point. Fields the config does not use stay zero."""
     cx, cy, cz = GRID_CELL
     ix0, iz0 = x0 // cx, z0 // cz
     ix1, iz1 = (x0 + width - 1) // cx + 1, (z0 + depth - 1) // cz + 1
     wx = np.arange(ix0, ix1 + 1, dtype=np.float64) * cx
     wz = np.arange(iz0, iz1 + 1, dtype=np.float64) * cz
-    wy = config.y_min + np.arange(config.height // cy + 1, dtype=np.float64) * cy
+    layers = min(_reach(dy), config.height // cy + 1)
+    wy = config.y_min + np.arange(layers, dtype=np.float64) * cy
     grid = np.zeros((len(_GRID_FIELDS), wy.size, wz.size, wx.size))
     noise = _noises(config.seed)
     for f, (name, (tag, across, up, _)) in enumerate(_GRID_FIELDS.items()):
@@ -364,6 +373,8 @@ def _solid(three_d, surface, height, relief, layers, y, y_min, y_max):
         return True
     if y > y_max - 24 or y > height + relief * _NOISE_BOUND:
         return False
+    if y < height - relief * _NOISE_BOUND - _SURE:
+        return True  # the density is positive whatever the noise
     return height - y + relief * _at(layers, TERRAIN, y - y_min) > 0.0
 
 
@@ -389,23 +400,65 @@ def _surface_3d(height, relief, grid, gx0, gz0, x0, z0, y_min, y_max):
 @kernel
 def _cave(layers, y, y_min, surface, shore):
     # Is block y of a column with this surface (and shore flag) in a cave?
+    return _cave_if(layers, y, y_min, surface, shore, True, True, True)
+
+
+@kernel
+def _cave_if(layers, y, y_min, surface, shore, spaghetti, noodle, cheese):
+    # _cave, looking only for the kinds of cave flagged (the others are
+    # known to be absent: see _cave_kinds).
     if y > surface or y < y_min + 5:
         return False
     if shore and y > surface - 8:
         return False
     dy = y - y_min
-    a = _at(layers, SPAGHETTI_A, dy)
-    if a * a < SPAGHETTI:
-        b = _at(layers, SPAGHETTI_B, dy)
-        if a * a + b * b < SPAGHETTI:
-            return True
-    if _at(layers, NOODLE_GATE, dy) > 0.0:
+    if spaghetti:
+        a = _at(layers, SPAGHETTI_A, dy)
+        if a * a < SPAGHETTI:
+            b = _at(layers, SPAGHETTI_B, dy)
+            if a * a + b * b < SPAGHETTI:
+                return True
+    if noodle and _at(layers, NOODLE_GATE, dy) > 0.0:
         a = _at(layers, NOODLE_A, dy)
         if a * a < NOODLE:
             b = _at(layers, NOODLE_B, dy)
             if a * a + b * b < NOODLE:
                 return True
-    return y < surface - 12 and _at(layers, CHEESE, dy) > CHEESE_LEVEL
+    return cheese and y < surface - 12 and _at(layers, CHEESE, dy) > CHEESE_LEVEL
+
+
+@kernel
+def _span(layers, f, j):
+    # Bounds of field f between grid layers j and j + 1 as _at interpolates
+    # it: the Catmull-Rom segment is the cubic Bezier curve with control
+    # points p1, p1 + (p2 - p0) / 6, p2 - (p3 - p1) / 6 and p2, which lies
+    # within their range. Widened by _SURE against rounding.
+    p0 = layers[f, max(j - 1, 0)]
+    p1 = layers[f, j]
+    p2 = layers[f, j + 1]
+    p3 = layers[f, min(j + 2, layers.shape[1] - 1)]
+    b1 = p1 + (p2 - p0) / 6.0
+    b2 = p2 - (p3 - p1) / 6.0
+    lo = min(min(p1, p2), min(b1, b2))
+    hi = max(max(p1, p2), max(b1, b2))
+    return lo - _SURE, hi + _SURE
+
+
+@kernel
+def _cave_kinds(layers, j):
+    # Which kinds of cave can open between grid layers j and j + 1 (8
+    # blocks): a tunnel only where its first noise can come within its
+    # threshold's root of zero (and the noodles' gate above zero), a cavern
+    # only where the cheese noise can pass its level.
+    lo, hi = _span(layers, SPAGHETTI_A, j)
+    spaghetti = lo < _SPAGHETTI_ROOT and hi > -_SPAGHETTI_ROOT
+    lo, hi = _span(layers, NOODLE_GATE, j)
+    noodle = hi > 0.0
+    if noodle:
+        lo, hi = _span(layers, NOODLE_A, j)
+        noodle = lo < _NOODLE_ROOT and hi > -_NOODLE_ROOT
+    lo, hi = _span(layers, CHEESE, j)
+    return spaghetti, noodle, hi > CHEESE_LEVEL
 
 
 @kernel
@@ -477,8 +530,8 @@ def _fill(
             h = height[kk, ii]
             r = relief[kk, ii]
             # Only the layers that the terrain and caves read.
+            peak = max(min(y_max - 24, int(np.floor(h + r * _NOISE_BOUND)) + 1), y_min)
             if three_d:
-                peak = max(min(y_max - 24, int(np.floor(h + r * _NOISE_BOUND)) + 1), y_min)
                 _column_layers(grid, 0, 1, _reach(peak - y_min), gx0, gz0, x, z, layers)
             if caves:
                 reach = _reach(max(top, y_min) - y_min)
@@ -489,7 +542,15 @@ def _fill(
             run_top = top
             above = AIR
             above_solid = False
-            for j in range(ny - 1, -1, -1):
+            # Above the highest block that may be solid (the 3D terrain's
+            # peak, or the surface) and any water, every block is air.
+            highest = max(peak if three_d else top, max(sea_level, water_top))
+            start = min(ny - 1, highest - y_min)
+            for j in range(ny - 1, start, -1):
+                blocks[j, k, i] = AIR
+            cell = -1
+            spaghetti = noodle = cheese = False
+            for j in range(start, -1, -1):
                 y = y_min + j
                 block = AIR
                 if (keep == NO_RIVER or y <= keep) and _solid(
@@ -525,7 +586,12 @@ def _fill(
                             block = GOLD
                         elif y <= -48 and p < 0.023:
                             block = DIAMOND
-                    if caves and _cave(layers, y, y_min, top, shore[kk, ii]):
+                    if caves and j >> 3 != cell:
+                        cell = j >> 3
+                        spaghetti, noodle, cheese = _cave_kinds(layers, cell)
+                    if (spaghetti or noodle or cheese) and _cave_if(
+                        layers, y, y_min, top, shore[kk, ii], spaghetti, noodle, cheese
+                    ):
                         if y <= wall[kk, ii]:
                             pass  # the wall between two aquifers
                         elif y <= level[kk, ii]:
@@ -705,7 +771,7 @@ def generate_region(
     m = MARGIN
     ex0, ez0, ewidth, edepth = x0 - m, z0 - m, width + 2 * m, depth + 2 * m
     cols = columns(config, ex0, ez0, ewidth, edepth)
-    grid, gx0, gz0 = _grid(config, ex0, ez0, ewidth, edepth)
+    grid, gx0, gz0 = cols.grid, cols.gx0, cols.gz0
     three_d = config.terrain == "3d"
     if three_d:
         surface = _surface_3d(
