@@ -127,21 +127,30 @@ def chunk_tag(chunk: Chunk, biomes: np.ndarray):
     blocks = chunk.blocks
     if blocks.shape[0] != Y_MAX - Y_MIN:
         raise ValueError(f"chunk blocks must span y {Y_MIN}..{Y_MAX - 1}, got {blocks.shape[0]}")
-    states = [_state(name) for name in NAMES]
     biome_ids, biome_index = np.unique(biomes, return_inverse=True)
     biome_palette = List[String]([String(_BIOME_NAMES[b]) for b in biome_ids])
     biome_data = {}
     if biome_ids.size > 1:
         cells = np.broadcast_to(biome_index.reshape(1, 4, 4), (4, 4, 4))
         biome_data["data"] = LongArray(pack(cells, (biome_ids.size - 1).bit_length()))
+    states = {}  # the block states this chunk holds, made once
+    index = np.zeros(len(NAMES), dtype=np.uint64)  # block id -> palette index
     sections = []
+    solid = 0  # sections up to here hold more than air
     for s in range(blocks.shape[0] // SECTION):
         section = blocks[s * SECTION : (s + 1) * SECTION]
-        ids, index = np.unique(section, return_inverse=True)
-        block_states = {"palette": List[Compound]([states[i] for i in ids])}
+        # The palette in id order, as np.unique gives it, from a count.
+        ids = np.flatnonzero(np.bincount(section.ravel(), minlength=len(NAMES)))
+        for i in ids.tolist():
+            if i not in states:
+                states[i] = _state(NAMES[i])
+        block_states = {"palette": List[Compound]([states[i] for i in ids.tolist()])}
         if ids.size > 1:
             bits = max(4, (ids.size - 1).bit_length())
-            block_states["data"] = LongArray(pack(index, bits))
+            index[ids] = np.arange(ids.size, dtype=np.uint64)
+            block_states["data"] = LongArray(pack(index[section], bits))
+        if ids.size > 1 or ids[0] != AIR:
+            solid = s + 1
         sections.append(
             Compound(
                 {
@@ -151,15 +160,15 @@ def chunk_tag(chunk: Chunk, biomes: np.ndarray):
                 }
             )
         )
+    # Every heightmap's block lies in the sections holding more than air.
+    lower = blocks[: max(solid, 1) * SECTION]
+    top = _height(_NOT_AIR[lower])
     heightmaps = Compound(
         {
-            name: LongArray(pack(_height(table[blocks]), 9))
-            for name, table in (
-                ("MOTION_BLOCKING", _NOT_AIR),
-                ("MOTION_BLOCKING_NO_LEAVES", _NO_LEAVES),
-                ("OCEAN_FLOOR", _FLOOR),
-                ("WORLD_SURFACE", _NOT_AIR),
-            )
+            "MOTION_BLOCKING": LongArray(pack(top, 9)),
+            "MOTION_BLOCKING_NO_LEAVES": LongArray(pack(_height(_NO_LEAVES[lower]), 9)),
+            "OCEAN_FLOOR": LongArray(pack(_height(_FLOOR[lower]), 9)),
+            "WORLD_SURFACE": LongArray(pack(top, 9)),
         }
     )
     return Compound(
