@@ -193,8 +193,9 @@ class Columns:
     relief: np.ndarray  # float64, blocks of 3D relief
     temperature: np.ndarray  # float64, degrees Celsius
     biome: np.ndarray  # uint8, the world's biome
-    aquifer_x: np.ndarray  # float64, warped x at which aquifers are looked up
-    aquifer_z: np.ndarray  # float64, warped z
+    level: np.ndarray  # int64, the aquifer's fluid level (see _aquifers)
+    fluid: np.ndarray  # uint8, its fluid
+    wall: np.ndarray  # int64, caves stay solid up to here
     water_kind: np.ndarray | None  # uint8, the world's (rivers only)
     water_surface: np.ndarray | None  # float64, the water's y (rivers only)
     grid: np.ndarray  # float64 (F, Y, Z, X), see _grid
@@ -271,19 +272,22 @@ def _columns(config: VoxelConfig, x0: int, z0: int, width: int, depth: int) -> C
         top = np.floor(height)
     top = float(np.clip(top, config.y_min, config.y_max - 24).max())
     grid, gx0, gz0 = _grid(config, x0, z0, width, depth, int(top) - config.y_min)
+    if config.caves and config.aquifers:
+        level, fluid, wall = _aquifers(
+            wx[None, :] + AQUIFER_WARP * field["aquifer warp x"],
+            wz[:, None] + AQUIFER_WARP * field["aquifer warp z"],
+            np.uint64(derive_seed(config.seed, 0x41515546)),
+            config.y_min,
+            config.sea_level,
+        )
+    else:
+        level = np.full(height.shape, config.y_min - 1, dtype=np.int64)
+        fluid = np.full(height.shape, AIR, dtype=np.uint8)
+        wall = level
     return Columns(
-        height,
-        relief,
-        fields.temperature,
-        fields.biome,
-        wx[None, :] + AQUIFER_WARP * field["aquifer warp x"],
-        wz[:, None] + AQUIFER_WARP * field["aquifer warp z"],
-        kind,
-        water,
-        grid,
-        gx0,
-        gz0,
-    )
+        height, relief, fields.temperature, fields.biome, level, fluid, wall, kind, water, grid,
+        gx0, gz0,
+    )  # fmt: skip
 
 
 def biomes(cols: Columns, surface: np.ndarray, sea_level: int) -> np.ndarray:
@@ -364,18 +368,23 @@ def _at(layers, f, dy):
 
 
 @kernel
-def _solid(three_d, surface, height, relief, layers, y, y_min, y_max):
-    # Is block y of a column solid terrain (before caves)? The bottom 9
-    # blocks always are, the top 24 never.
-    if not three_d:
-        return y <= surface
-    if y <= y_min + 8:
-        return True
-    if y > y_max - 24 or y > height + relief * _NOISE_BOUND:
-        return False
-    if y < height - relief * _NOISE_BOUND - _SURE:
-        return True  # the density is positive whatever the noise
+def _dense(layers, y, y_min, height, relief):
+    # Is the 3D terrain's density positive at block y of a column?
     return height - y + relief * _at(layers, TERRAIN, y - y_min) > 0.0
+
+
+@kernel
+def _ground(layers, j, y_min, height, relief):
+    # The 3D terrain in grid cell j (its 8 blocks from y_min + 8 j up): 1
+    # if the density is positive in all of them whatever the noise's value
+    # within its span, -1 if in none, 0 if it may change sign there.
+    lo, hi = _span(layers, TERRAIN, j)
+    bottom = y_min + 8 * j
+    if height - (bottom + 7) + relief * lo > _SURE:
+        return 1
+    if height - bottom + relief * hi < -_SURE:
+        return -1
+    return 0
 
 
 @kernel
@@ -391,8 +400,20 @@ def _surface_3d(height, relief, grid, gx0, gz0, x0, z0, y_min, y_max):
             # Above height + relief * bound the density is negative.
             y = max(min(y_max - 24, int(np.floor(h + r * _NOISE_BOUND)) + 1), y_min)
             _column_layers(grid, 0, 1, _reach(y - y_min), gx0, gz0, x0 + i, z0 + k, layers)
-            while y > y_min + 8 and not _solid(True, 0, h, r, layers, y, y_min, y_max):
+            # Never solid above ``ceiling``, always below ``floor`` and in
+            # the bottom 9 blocks (as in _fill).
+            ceiling = min(y_max - 24, h + r * _NOISE_BOUND)
+            floor = h - r * _NOISE_BOUND - _SURE
+            while y > y_min + 8 and y >= floor:
+                if y <= ceiling:
+                    cell = (y - y_min) >> 3
+                    known = _ground(layers, cell, y_min, h, r)
+                    if known > 0 or (known == 0 and _dense(layers, y, y_min, h, r)):
+                        break
+                    if known < 0:
+                        y = y_min + 8 * cell  # air down to the cell's bottom block
                 y -= 1
+            y = max(y, y_min + 8)
             out[k, i] = y
     return out
 
@@ -437,8 +458,8 @@ def _span(layers, f, j):
     p1 = layers[f, j]
     p2 = layers[f, j + 1]
     p3 = layers[f, min(j + 2, layers.shape[1] - 1)]
-    b1 = p1 + (p2 - p0) / 6.0
-    b2 = p2 - (p3 - p1) / 6.0
+    b1 = p1 + (p2 - p0) * (1.0 / 6.0)
+    b2 = p2 - (p3 - p1) * (1.0 / 6.0)
     lo = min(min(p1, p2), min(b1, b2))
     hi = max(max(p1, p2), max(b1, b2))
     return lo - _SURE, hi + _SURE
@@ -447,18 +468,25 @@ def _span(layers, f, j):
 @kernel
 def _cave_kinds(layers, j):
     # Which kinds of cave can open between grid layers j and j + 1 (8
-    # blocks): a tunnel only where its first noise can come within its
+    # blocks): a tunnel only where both its noises can come within its
     # threshold's root of zero (and the noodles' gate above zero), a cavern
     # only where the cheese noise can pass its level.
-    lo, hi = _span(layers, SPAGHETTI_A, j)
-    spaghetti = lo < _SPAGHETTI_ROOT and hi > -_SPAGHETTI_ROOT
-    lo, hi = _span(layers, NOODLE_GATE, j)
-    noodle = hi > 0.0
-    if noodle:
-        lo, hi = _span(layers, NOODLE_A, j)
-        noodle = lo < _NOODLE_ROOT and hi > -_NOODLE_ROOT
-    lo, hi = _span(layers, CHEESE, j)
-    return spaghetti, noodle, hi > CHEESE_LEVEL
+    spaghetti = _near_zero(layers, SPAGHETTI_A, j, _SPAGHETTI_ROOT) and _near_zero(
+        layers, SPAGHETTI_B, j, _SPAGHETTI_ROOT
+    )
+    noodle = (
+        _span(layers, NOODLE_GATE, j)[1] > 0.0
+        and _near_zero(layers, NOODLE_A, j, _NOODLE_ROOT)
+        and _near_zero(layers, NOODLE_B, j, _NOODLE_ROOT)
+    )
+    return spaghetti, noodle, _span(layers, CHEESE, j)[1] > CHEESE_LEVEL
+
+
+@kernel
+def _near_zero(layers, f, j, root):
+    # Can field f come within ``root`` of zero between layers j and j + 1?
+    lo, hi = _span(layers, f, j)
+    return lo < root and hi > -root
 
 
 @kernel
@@ -481,19 +509,40 @@ def _aquifers(warped_x, warped_z, key, y_min, sea_level):
     level = np.empty((depth, width), dtype=np.int64)
     fluid = np.empty((depth, width), dtype=np.uint8)
     wall = np.full((depth, width), y_min - 1, dtype=np.int64)
+    if depth * width == 0:
+        return level, fluid, wall
+    # The centres of every cell the columns look at, made once.
+    cx0 = int(np.floor(warped_x.min() / AQUIFER_CELL)) - 1
+    cz0 = int(np.floor(warped_z.min() / AQUIFER_CELL)) - 1
+    cols = int(np.floor(warped_x.max() / AQUIFER_CELL)) + 2 - cx0
+    rows = int(np.floor(warped_z.max() / AQUIFER_CELL)) + 2 - cz0
+    centre_x = np.empty((rows, cols))
+    centre_z = np.empty((rows, cols))
+    levels = np.empty((rows, cols), dtype=np.int64)
+    fluids = np.empty((rows, cols), dtype=np.uint8)
+    for r in range(rows):
+        for c in range(cols):
+            px, pz, lv, fl = _aquifer_centre(key, cx0 + c, cz0 + r, y_min, sea_level)
+            centre_x[r, c] = px
+            centre_z[r, c] = pz
+            levels[r, c] = lv
+            fluids[r, c] = fl
     for k in range(depth):
         for i in range(width):
             x = warped_x[k, i]
             z = warped_z[k, i]
-            c0 = int(np.floor(x / AQUIFER_CELL))
-            r0 = int(np.floor(z / AQUIFER_CELL))
+            c0 = int(np.floor(x / AQUIFER_CELL)) - cx0
+            r0 = int(np.floor(z / AQUIFER_CELL)) - cz0
             d1 = d2 = np.inf
             p1x = p1z = p2x = p2z = 0.0
             l1 = l2 = 0
             f1 = f2 = AIR
             for r in range(r0 - 1, r0 + 2):
                 for c in range(c0 - 1, c0 + 2):
-                    px, pz, lv, fl = _aquifer_centre(key, c, r, y_min, sea_level)
+                    px = centre_x[r, c]
+                    pz = centre_z[r, c]
+                    lv = levels[r, c]
+                    fl = fluids[r, c]
                     d = (x - px) ** 2 + (z - pz) ** 2
                     if d < d1:
                         d2, p2x, p2z, l2, f2 = d1, p1x, p1z, l1, f1
@@ -548,14 +597,32 @@ def _fill(
             start = min(ny - 1, highest - y_min)
             for j in range(ny - 1, start, -1):
                 blocks[j, k, i] = AIR
-            cell = -1
+            # The 3D terrain without its noise: never solid above
+            # ``ceiling`` (nor in the top 24 blocks), always below ``floor``.
+            ceiling = min(y_max - 24, h + r * _NOISE_BOUND)
+            floor = h - r * _NOISE_BOUND - _SURE
+            cell = terrain_cell = -1
+            known = 0
             spaghetti = noodle = cheese = False
             for j in range(start, -1, -1):
                 y = y_min + j
                 block = AIR
-                if (keep == NO_RIVER or y <= keep) and _solid(
-                    three_d, top, h, r, layers, y, y_min, y_max
-                ):
+                solid = False
+                if keep == NO_RIVER or y <= keep:
+                    if not three_d:
+                        solid = y <= top
+                    elif y <= y_min + 8:
+                        solid = True  # the bottom 9 blocks always are
+                    elif y > ceiling:
+                        solid = False
+                    elif y < floor:
+                        solid = True
+                    else:
+                        if j >> 3 != terrain_cell:
+                            terrain_cell = j >> 3
+                            known = _ground(layers, terrain_cell, y_min, h, r)
+                        solid = known > 0 or (known == 0 and _dense(layers, y, y_min, h, r))
+                if solid:
                     if not above_solid:
                         run_top = y
                     above_solid = True
@@ -576,9 +643,9 @@ def _fill(
                         block = SNOW if b == SNOWY else GRASS
                     elif below < 4:
                         block = DIRT
-                    if block == STONE and ores:
+                    if block == STONE and ores and y <= 128:  # no ore higher up
                         p = uniform3(key, x, y, z)
-                        if y <= 128 and p < 0.012:
+                        if p < 0.012:
                             block = COAL
                         elif -32 <= y <= 64 and p < 0.020:
                             block = IRON
@@ -624,14 +691,21 @@ def _river_columns(cols: Columns, surface: np.ndarray, y_max: int):
     return np.where(wet, top, NO_RIVER), np.where(wet, cap, NO_RIVER), wet
 
 
-def _steep(surface: np.ndarray, rise: int) -> np.ndarray:
-    """Columns whose surface differs from a 4-neighbour's by ``rise`` or
-    more (beyond the edges, the edge columns themselves)."""
-    s = np.pad(surface, 1, mode="edge")
-    centre = s[1:-1, 1:-1]
-    out = np.zeros(surface.shape, dtype=np.bool_)
-    for near in (s[:-2, 1:-1], s[2:, 1:-1], s[1:-1, :-2], s[1:-1, 2:]):
-        out |= np.abs(near - centre) >= rise
+@kernel
+def _steep(surface, rise):
+    # Columns whose surface differs from a 4-neighbour's by ``rise`` or
+    # more (beyond the edges, the edge columns themselves).
+    depth, width = surface.shape
+    out = np.zeros((depth, width), dtype=np.bool_)
+    for k in range(depth):
+        for i in range(width):
+            centre = surface[k, i]
+            for near in (
+                surface[max(k - 1, 0), i], surface[min(k + 1, depth - 1), i],
+                surface[k, max(i - 1, 0)], surface[k, min(i + 1, width - 1)],
+            ):  # fmt: skip
+                if abs(near - centre) >= rise:
+                    out[k, i] = True
     return out
 
 
@@ -791,21 +865,12 @@ def generate_region(
     cold = cols.temperature < 0.0
     shore = _shore(surface, config.sea_level) | cut  # no cave breaks into a river
     steep = _steep(surface, STEEP)
-    if config.caves and config.aquifers:
-        aquifer_key = np.uint64(derive_seed(config.seed, 0x41515546))
-        level, fluid, wall = _aquifers(
-            cols.aquifer_x, cols.aquifer_z, aquifer_key, config.y_min, config.sea_level
-        )
-    else:
-        level = np.full(surface.shape, config.y_min - 1, dtype=np.int64)
-        fluid = np.full(surface.shape, AIR, dtype=np.uint8)
-        wall = level
     key = np.uint64(derive_seed(config.seed, 0x424C4F43))
     blocks = np.empty((config.height, depth, width), dtype=np.uint8)
     _fill(
-        blocks, surface, cols.height, cols.relief, biome, cold, shore, steep, level, fluid, wall,
-        river, cap, grid, gx0, gz0, x0, z0, m, config.y_min, config.y_max, config.sea_level,
-        key, three_d, config.caves, config.ores,
+        blocks, surface, cols.height, cols.relief, biome, cold, shore, steep, cols.level,
+        cols.fluid, cols.wall, river, cap, grid, gx0, gz0, x0, z0, m, config.y_min,
+        config.y_max, config.sea_level, key, three_d, config.caves, config.ores,
     )  # fmt: skip
     if config.trees:
         _trees(
