@@ -81,13 +81,19 @@ def mca_rate(chunks) -> float:
 
 def river_places(config: VoxelConfig, count: int) -> list[tuple[int, int]]:
     """Block ``(x, z)`` of ``count`` inland river points of the landmass by
-    the spawn, spread over it (segments are sorted north to south)."""
+    the spawn (not in a lake), spread over it (segments are sorted north to
+    south)."""
     x, z = spawn(config.world)
     region = _drainage.regions_near(config.world, x, z, x, z)[0]
     seg = _drainage.network(config.world, region).segments
     inland = np.flatnonzero(seg.surface[:, 1] > 10.0)
-    picks = inland[np.linspace(0, inland.size - 1, count + 2).round().astype(int)[1:-1]]
-    return [(int(seg.points[s, 0, 0]), int(seg.points[s, 0, 1])) for s in picks]
+    places = []
+    for s in inland[np.linspace(0, inland.size - 1, 4 * count).round().astype(int)]:
+        px, pz = int(seg.points[s, 0, 0]), int(seg.points[s, 0, 1])
+        kind = world_fields(config.world, Window(px, pz, 1, 1), climate=False, rivers=True)
+        if kind.water_kind[0, 0] == _rivers.RIVER:
+            places.append((px, pz))
+    return places[:: max(len(places) // count, 1)][:count]
 
 
 def highest_ranges(config: VoxelConfig, radius: int = 8192, step: int = 32) -> tuple[int, int]:
