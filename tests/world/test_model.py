@@ -5,10 +5,16 @@ import numpy as np
 import pytest
 
 from worldgen import threads
-from worldgen.world import BIOMES, Window, WorldConfig, _continents, elevation, spawn, world_fields
+from worldgen.world import (
+    BIOMES, Window, WorldConfig, _continents, _fields, elevation, spawn, world_fields,
+)  # fmt: skip
 from worldgen.world._lod import sample_axes
 from worldgen.world._ranges import uplift_grid, uplift_points
 
+FIELD_NAMES = (
+    "elevation", "continentalness", "uplift", "mountains", "temperature", "rainfall", "biome",
+    "water", "water_kind", "surface", "discharge",
+)  # fmt: skip
 WORLD = WorldConfig(seed=0)
 
 
@@ -135,6 +141,33 @@ def test_continentalness_on_a_grid_equals_it_at_each_sample(step):
             _continents.region_table(WORLD, ci, cj, scale, -0.7, across=17),
             _continents.region_table(WORLD, ci, cj, scale, -0.7),
         )
+
+
+@pytest.mark.parametrize("step", [1, 16])
+def test_a_big_window_made_in_strips_is_the_same_window(monkeypatch, step):
+    # Big windows are made in strips of rows to bound their memory: the
+    # strips must give the bytes of the window made at once, rivers and
+    # given heights included.
+    x0, y0 = spawn(WORLD)
+    window = Window(x0 - 150 * step, y0 - 230 * step, 300, 530, step)
+    made = {}
+    for samples in (1 << 40, 1 << 15):
+        monkeypatch.setattr(_fields, "STRIP_SAMPLES", samples)
+        monkeypatch.setattr(_fields, "STRIP_ROWS", 100)
+        fields = world_fields(WORLD, window, rivers=True)
+        given = world_fields(WORLD, window, elevation=fields.elevation - 5.0)
+        made[samples] = fields, given
+    (whole, whole_given), (strips, strips_given) = made.values()
+    land = whole.continentalness > 0  # the belts' metres only matter there
+    for name in FIELD_NAMES:
+        a, b = getattr(whole, name), getattr(strips, name)
+        assert a.dtype == b.dtype, name
+        if name == "mountains":
+            a, b = a[land], b[land]
+        np.testing.assert_array_equal(a, b, name)
+    for name in ("temperature", "rainfall", "biome", "water"):
+        np.testing.assert_array_equal(getattr(whole_given, name), getattr(strips_given, name))
+    assert strips_given.continentalness is None
 
 
 def test_one_and_two_threads_give_the_same_bytes():

@@ -422,7 +422,8 @@ def layers_from_heights(
         from worldgen.world._fields import world_fields
 
         fields = world_fields(config.world, window, elevation=config.metres_from_unit(heights))
-        moisture, temperature = fields.rainfall, fields.temperature
+        moisture, temperature, world_biomes = fields.rainfall, fields.temperature, fields.biome
+        del fields  # its elevation, continentalness and belts: a big window's peak memory
     stage("classes")
     around = classify(around, config.bands)
     water_classes = config.water_classes
@@ -432,7 +433,7 @@ def layers_from_heights(
     if config.world is None:
         biomes = config.biomes.classify(heights, moisture, temperature)
     else:
-        biomes = fields.biome
+        biomes = world_biomes
     water = np.isin(classes, water_classes)
     if fresh is not None:
         inner = fresh[core]

@@ -48,6 +48,15 @@ from worldgen.world._window import Window
 
 FIELDS = ("elevation", "temperature", "rainfall", "biome", "water")
 
+# A window of more samples than this is made in strips of rows, each a
+# window of its own (the same bytes: every field is exact in any window), so
+# that the temporaries of the elevation, rivers and climate are those of a
+# strip, not of the window.
+STRIP_SAMPLES = 1 << 20
+# The fewest rows of a strip: the slow fields' coarse grids (the uplift's,
+# the rainfall's) are made again for each strip, with their margins.
+STRIP_ROWS = 256
+
 
 @dataclasses.dataclass
 class WorldFields:
@@ -135,22 +144,28 @@ def world_fields(
     check_instance(config, "config", WorldConfig)
     check_instance(window, "window", Window)
     shape = window.shape
-    made = _elevation.relief(config, window)
-    if elevation is None:
-        elevation = made.elevation.reshape(shape)
-    else:
+    if elevation is not None:
         elevation = np.asarray(elevation, dtype=np.float64)
         if elevation.shape != shape:
             raise ValueError(
                 f"elevation must have the window's shape {shape}, got {elevation.shape}"
             )
-    fields = WorldFields(
-        elevation,
-        made.continentalness.reshape(shape),
-        made.uplift.reshape(shape),
-        made.mountains.reshape(shape),
-        water=elevation < 0.0,
-    )
+    rows = max(STRIP_ROWS, STRIP_SAMPLES // window.width)
+    if window.height >= 2 * rows:
+        return _in_strips(config, window, rows, climate, elevation, rivers)
+    if elevation is None:
+        made = _elevation.relief(config, window)
+        elevation = made.elevation.reshape(shape)
+        fields = WorldFields(
+            elevation,
+            made.continentalness.reshape(shape),
+            made.uplift.reshape(shape),
+            made.mountains.reshape(shape),
+            water=elevation < 0.0,
+        )
+        del made
+    else:
+        fields = WorldFields(elevation, None, None, None, water=elevation < 0.0)
     if rivers:
         drawn = _rivers.water(config, window, elevation)
         fields.elevation = elevation = drawn.ground
@@ -174,6 +189,44 @@ def world_fields(
                 (fields.water_kind == _rivers.RIVER) | (fields.water_kind == _rivers.LAKE)
             ] = _biomes.FRESH_WATER
     return fields
+
+
+def _in_strips(
+    config: WorldConfig,
+    window: Window,
+    rows: int,
+    climate: bool,
+    elevation: np.ndarray | None,
+    rivers: bool,
+) -> WorldFields:
+    """:func:`world_fields` of ``window`` made ``rows`` rows at a time."""
+    # Given heights are the window's elevation unless rivers carve them.
+    kept = elevation is not None and not rivers
+    names = [f.name for f in dataclasses.fields(WorldFields)]
+    out: WorldFields | None = None
+    for top in range(0, window.height, rows):
+        height = min(rows, window.height - top)
+        strip = dataclasses.replace(window, y=window.y + top * window.step, height=height)
+        given = None if elevation is None else elevation[top : top + height]
+        part = world_fields(config, strip, climate=climate, elevation=given, rivers=rivers)
+        if kept:
+            part.elevation = None
+        if out is None:
+            made = {name: getattr(part, name) for name in names}
+            out = WorldFields(
+                **{
+                    name: None if a is None else np.empty(window.shape, a.dtype)
+                    for name, a in made.items()
+                }
+            )
+        for name in names:
+            a = getattr(part, name)
+            if a is not None:
+                getattr(out, name)[top : top + height] = a
+        del part
+    if kept:
+        out.elevation = elevation
+    return out
 
 
 def elevation(config: WorldConfig, window: Window) -> np.ndarray:
