@@ -10,6 +10,16 @@ sampled every 0.2 s (RSS), and the largest is reported. Rounds alternate
 
     python benchmarks/bench_scale.py --sizes 2048 4096 --rounds 3 --write benchmarks/RESULTS.md
     python benchmarks/bench_scale.py --big 16384 --write benchmarks/RESULTS.md
+
+``--cpu SIZE`` instead weighs the CPU a Dask run costs against the same
+blocks in one process: the default world (``worldgen terrain --width SIZE
+--height SIZE --export zarr``, around its spawn) made in process and on
+local clusters of 1 and 2 workers, in interleaved rounds; CPU time of this
+process and of every worker and nanny process (their whole lives: start-up,
+imports and kernels loaded, each worker's own caches), and the per-round
+ratios to the in-process run.
+
+    python benchmarks/bench_scale.py --cpu 4096 --rounds 2 --write benchmarks/RESULTS.md
 """
 
 from __future__ import annotations
@@ -78,6 +88,82 @@ def run(size: int, workers: int, kind: str = "terrain") -> tuple[float, int]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def default_world(size: int):
+    """The config and window of ``worldgen terrain --width SIZE --height SIZE``."""
+    from worldgen.cli._common import _globally, _map_window
+
+    terrain = {"seed": None, "width": size, "height": size, "scale": None}
+    world = {"continent_size": None, "land_fraction": None}
+    data, _, _, window = _map_window(None, "continents", terrain, None, None, world)
+    return _globally(map_config(data)), window
+
+
+def cpu_run(size: int, workers: int) -> float:
+    """CPU seconds of the default world's store, in this process
+    (``workers`` 0) or on a local cluster: this process's CPU and every
+    child process's, read before the cluster closes."""
+    config, window = default_world(size)
+    folder = tempfile.mkdtemp(prefix="bench-scale-")
+    me = psutil.Process()
+    try:
+        start = time.process_time()
+        if workers == 0:
+            build_store(f"{folder}/world.zarr", "terrain", config, TerrainConfig(), window=window)
+            return time.process_time() - start
+        with (
+            LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            build_store(
+                f"{folder}/world.zarr", "terrain", config, TerrainConfig(), window=window,
+                client=client,
+            )  # fmt: skip
+            children = 0.0
+            for child in me.children(recursive=True):
+                try:
+                    times = child.cpu_times()
+                    children += times.user + times.system
+                except psutil.Error:
+                    pass
+            return time.process_time() - start + children
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def cpu_section(size: int, rounds: int) -> list[str]:
+    cpu_run(1024, 1)  # compile and warm the caches on disk
+    seconds = {0: [], 1: [], 2: []}
+    for r in range(rounds):
+        for workers in (0, 1, 2) if r % 2 == 0 else (2, 1, 0):
+            seconds[workers].append(cpu_run(size, workers))
+            print(f"round {r}, {workers} workers: {seconds[workers][-1]:.1f} CPU s", flush=True)
+    load = os.getloadavg()
+    lines = [
+        "## Dask against one process, in CPU (bench_scale.py --cpu)",
+        "",
+        *header("python benchmarks/bench_scale.py " + " ".join(sys.argv[1:])),
+        f"The default world's carved store, `worldgen terrain --width {size} --height {size} "
+        "--export zarr` around its spawn, in 1024 x 1024 blocks: in this process, then on "
+        "local clusters of 1 and 2 single-threaded workers; CPU time of the driver and of every "
+        f"worker and nanny process over their whole lives, {rounds} interleaved rounds, median "
+        f"(min-max); the ratio is per round (goal: at most 1.25). Load average after: "
+        f"{load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}.",
+        "",
+        "| run | CPU s | Mcells per CPU s | CPU / in process |",
+        "|---|---|---|---|",
+    ]
+    for workers, name in ((0, "in process"), (1, "Dask, 1 worker"), (2, "Dask, 2 workers")):
+        ratio = [a / b for a, b in zip(seconds[workers], seconds[0])]
+        rate = [size * size / s / 1e6 for s in seconds[workers]]
+        lines.append(
+            f"| {name} | {spread(seconds[workers], 1)} | {spread(rate, 3)} | "
+            f"{'-' if workers == 0 else spread(ratio, 2)} |"
+        )
+    return lines
+
+
 def spread(values, digits=2) -> str:
     return (
         f"{statistics.median(values):.{digits}f} "
@@ -90,8 +176,15 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=[2048, 4096])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--big", type=int, default=0, help="also one run of BIG x BIG")
+    parser.add_argument("--cpu", type=int, default=0, help="CPU of Dask against one process")
     parser.add_argument("--write", metavar="PATH")
     args = parser.parse_args()
+    if args.cpu:
+        text = "\n".join(cpu_section(args.cpu, args.rounds))
+        print(text)
+        if args.write:
+            write_section(args.write, "bench_scale_cpu", text)
+        return
     run(1024, 2)  # compile and warm the caches on disk
     lines = []
     for size in args.sizes:
