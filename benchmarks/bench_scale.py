@@ -14,10 +14,11 @@ sampled every 0.2 s (RSS), and the largest is reported. Rounds alternate
 ``--cpu SIZE`` instead weighs the CPU a Dask run costs against the same
 blocks in one process: the default world (``worldgen terrain --width SIZE
 --height SIZE --export zarr``, around its spawn) made in process and on
-local clusters of 1 and 2 workers, in interleaved rounds; CPU time of this
-process and of every worker and nanny process (their whole lives: start-up,
-imports and kernels loaded, each worker's own caches), and the per-round
-ratios to the in-process run.
+local clusters of 1 and 2 workers (as ``--dask local`` makes them), in
+interleaved rounds; CPU time of every process (the in-process run in a
+fresh interpreter of its own; a cluster's driver, workers and nannies over
+their whole lives: start-up, imports, kernels loaded, each worker's own
+caches), and the per-round ratios to the in-process run.
 
     python benchmarks/bench_scale.py --cpu 4096 --rounds 2 --write benchmarks/RESULTS.md
 """
@@ -28,6 +29,7 @@ import argparse
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -40,6 +42,7 @@ from _report import header, write_section
 from worldgen.config import map_config, merge, preset
 from worldgen.products import TerrainConfig
 from worldgen.scale import build_store
+from worldgen.scale._cluster import local_cluster
 
 
 class PeakMemory:
@@ -102,20 +105,18 @@ def cpu_run(size: int, workers: int) -> float:
     """CPU seconds of the default world's store, in this process
     (``workers`` 0) or on a local cluster: this process's CPU and every
     child process's, read before the cluster closes."""
+    if workers == 0:  # in a fresh interpreter, as the workers are
+        child = subprocess.Popen([sys.executable, __file__, "--in-process", str(size)])
+        _, status, usage = os.wait4(child.pid, 0)
+        if os.waitstatus_to_exitcode(status):
+            raise RuntimeError("the in-process store failed")
+        return usage.ru_utime + usage.ru_stime
     config, window = default_world(size)
     folder = tempfile.mkdtemp(prefix="bench-scale-")
     me = psutil.Process()
     try:
         start = time.process_time()
-        if workers == 0:
-            build_store(f"{folder}/world.zarr", "terrain", config, TerrainConfig(), window=window)
-            return time.process_time() - start
-        with (
-            LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-            ) as cluster,
-            Client(cluster) as client,
-        ):
+        with local_cluster(workers) as cluster, Client(cluster) as client:
             build_store(
                 f"{folder}/world.zarr", "terrain", config, TerrainConfig(), window=window,
                 client=client,
@@ -145,9 +146,10 @@ def cpu_section(size: int, rounds: int) -> list[str]:
         "",
         *header("python benchmarks/bench_scale.py " + " ".join(sys.argv[1:])),
         f"The default world's carved store, `worldgen terrain --width {size} --height {size} "
-        "--export zarr` around its spawn, in 1024 x 1024 blocks: in this process, then on "
-        "local clusters of 1 and 2 single-threaded workers; CPU time of the driver and of every "
-        f"worker and nanny process over their whole lives, {rounds} interleaved rounds, median "
+        "--export zarr` around its spawn, in 1024 x 1024 blocks: in one process (a fresh "
+        "interpreter), then on local clusters of 1 and 2 single-threaded workers as `--dask "
+        "local` makes them; CPU time of every process (a cluster's driver, workers and nannies) "
+        f"over its whole life, {rounds} interleaved rounds, median "
         f"(min-max); the ratio is per round (goal: at most 1.25). Load average after: "
         f"{load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}.",
         "",
@@ -177,8 +179,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--big", type=int, default=0, help="also one run of BIG x BIG")
     parser.add_argument("--cpu", type=int, default=0, help="CPU of Dask against one process")
+    parser.add_argument("--in-process", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--write", metavar="PATH")
     args = parser.parse_args()
+    if args.in_process:  # one in-process store, for --cpu
+        config, window = default_world(args.in_process)
+        with tempfile.TemporaryDirectory(prefix="bench-scale-") as folder:
+            build_store(f"{folder}/world.zarr", "terrain", config, TerrainConfig(), window=window)
+        return
     if args.cpu:
         text = "\n".join(cpu_section(args.cpu, args.rounds))
         print(text)

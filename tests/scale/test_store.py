@@ -209,6 +209,33 @@ def test_a_local_cluster_takes_no_fixed_port():
         taken.close()
 
 
+def test_dask_tasks_are_runs_of_neighbours_in_a_row():
+    every = _store.blocks(Window(0, 0, 10 * 64, 3 * 64), 64)
+    todo = [item for item in every if item[0] not in {(0, 2), (1, 9), (2, 0)}]  # done before
+    runs = _store._tasks(todo)
+    assert [item for run in runs for item in run] == todo  # all of them, in order
+    for run in runs:
+        assert 1 <= len(run) <= _store.TASK_BLOCKS
+        (row, col), _ = run[0]
+        assert [index for index, _ in run] == [(row, col + k) for k in range(len(run))]
+    assert [len(run) for run in runs] == [2, 4, 3, 4, 4, 1, 4, 4, 1]
+
+
+def test_a_local_clusters_workers_are_quiet(client):
+    # No statistical profiler and slow self-checks in the workers: they cost
+    # a busy worker about a tenth of its CPU.
+    import dask
+
+    settings = client.run(
+        lambda: (
+            dask.config.get("distributed.worker.profile.enabled"),
+            dask.config.get("distributed.admin.tick.interval"),
+        )
+    )
+    assert len(settings) == 2
+    assert set(settings.values()) == {(False, "1s")}
+
+
 def test_dask_equals_one_process(tmp_path, client):
     cfg = config()
     build_store(tmp_path / "one.zarr", "terrain", cfg, CARVING, window=FAR, block=64)

@@ -364,8 +364,38 @@ def _tag(path: str) -> str:
     return hashlib.sha1(path.encode()).hexdigest()[:8]
 
 
+# Blocks a Dask task makes one after another: neighbours in a row share the
+# erosion tiles of their common border (kept in the worker's caches), which
+# blocks made on different workers each erode again.
+TASK_BLOCKS = 4
+
+
+def _tasks(todo: Sequence) -> list[list]:
+    """``todo`` in runs of at most :data:`TASK_BLOCKS` blocks side by side
+    in a row, in order."""
+    runs: list[list] = []
+    for index, part in todo:
+        last = runs[-1][-1][0] if runs else None
+        if (
+            last is not None
+            and len(runs[-1]) < TASK_BLOCKS
+            and last[0] == index[0]
+            and last[1] + 1 == index[1]
+        ):
+            runs[-1].append((index, part))
+        else:
+            runs.append([(index, part)])
+    return runs
+
+
+def write_blocks(path: str, kind: str, config, terrain_config, run: Sequence) -> list:
+    """:func:`write_block` of each ``(index, window)`` of ``run`` in order (a
+    Dask task); returns their indices."""
+    return [write_block(path, kind, config, terrain_config, part, index) for index, part in run]
+
+
 def _run(todo: Sequence, path: str, kind, config, terrain_config, client):
-    """Run the block tasks; yields as each finishes."""
+    """Run the block tasks; yields each block's index as it is done."""
     if client is None:
         for index, part in todo:
             yield write_block(path, kind, config, terrain_config, part, index)
@@ -374,21 +404,20 @@ def _run(todo: Sequence, path: str, kind, config, terrain_config, client):
 
     futures = [
         client.submit(
-            write_block,
+            write_blocks,
             path,
             kind,
             config,
             terrain_config,
-            part,
-            index,
-            key=f"worldgen-block-{index[0]}-{index[1]}-{_tag(path)}",
+            run,
+            key=f"worldgen-blocks-{run[0][0][0]}-{run[0][0][1]}-{len(run)}-{_tag(path)}",
             retries=2,
         )
-        for index, part in todo
+        for run in _tasks(todo)
     ]
     try:
         for future in as_completed(futures):
-            yield future.result()
+            yield from future.result()
     finally:
         for future in futures:
             future.cancel()
