@@ -209,16 +209,24 @@ def test_a_local_cluster_takes_no_fixed_port():
         taken.close()
 
 
-def test_dask_tasks_are_runs_of_neighbours_in_a_row():
-    every = _store.blocks(Window(0, 0, 10 * 64, 3 * 64), 64)
-    todo = [item for item in every if item[0] not in {(0, 2), (1, 9), (2, 0)}]  # done before
+def test_dask_tasks_are_squares_of_neighbouring_blocks():
+    every = _store.blocks(Window(0, 0, 5 * 64, 3 * 64), 64)
+    todo = [item for item in every if item[0] not in {(0, 2), (1, 4), (2, 0)}]  # done before
     runs = _store._tasks(todo)
-    assert [item for run in runs for item in run] == todo  # all of them, in order
+    assert sorted(item[0] for run in runs for item in run) == sorted(i for i, _ in todo)
+    side = _store.TASK_SIDE
     for run in runs:
-        assert 1 <= len(run) <= _store.TASK_BLOCKS
-        (row, col), _ = run[0]
-        assert [index for index, _ in run] == [(row, col + k) for k in range(len(run))]
-    assert [len(run) for run in runs] == [2, 4, 3, 4, 4, 1, 4, 4, 1]
+        squares = {(row // side, col // side) for (row, col), _ in run}
+        assert len(squares) == 1
+        assert [index for index, _ in run] == sorted(index for index, _ in run)
+    assert [[index for index, _ in run] for run in runs] == [
+        [(0, 0), (0, 1), (1, 0), (1, 1)],
+        [(0, 3), (1, 2), (1, 3)],
+        [(0, 4)],
+        [(2, 1)],
+        [(2, 2), (2, 3)],
+        [(2, 4)],
+    ]
 
 
 def test_a_local_clusters_workers_are_quiet(client):
