@@ -6,8 +6,15 @@ import pytest
 
 from worldgen import threads
 from worldgen.world import (
-    BIOMES, Window, WorldConfig, _continents, _fields, elevation, spawn, world_fields,
-)  # fmt: skip
+    BIOMES,
+    Window,
+    WorldConfig,
+    _continents,
+    _fields,
+    elevation,
+    spawn,
+    world_fields,
+)
 from worldgen.world._lod import sample_axes
 from worldgen.world._ranges import uplift_grid, uplift_points
 
