@@ -104,20 +104,19 @@ def local_cluster(workers: int, memory: int | str = "auto") -> Iterator:
     main = threading.current_thread() is threading.main_thread()
     if main:  # the children inherit an ignored SIGINT and keep it
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    quiet = dask.config.set(QUIET)
     try:
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit=memory,
-            host="127.0.0.1",
-            dashboard_address=None,
-            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
-            silence_logs=logging.ERROR,
-        )
+        with dask.config.set(QUIET):  # the workers take the config they start with
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                memory_limit=memory,
+                host="127.0.0.1",
+                dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                silence_logs=logging.ERROR,
+            )
     finally:
-        quiet.__exit__(None, None, None)
         if main:
             signal.signal(signal.SIGINT, previous)
     try:

@@ -212,13 +212,13 @@ def _in_strips(
         if kept:
             part.elevation = None
         if out is None:
-            made = {name: getattr(part, name) for name in names}
             out = WorldFields(
                 **{
-                    name: None if a is None else np.empty(window.shape, a.dtype)
-                    for name, a in made.items()
+                    name: None if (a := getattr(part, name)) is None
+                    else np.empty(window.shape, a.dtype)
+                    for name in names
                 }
-            )
+            )  # fmt: skip
         for name in names:
             a = getattr(part, name)
             if a is not None:
