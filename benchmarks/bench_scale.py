@@ -101,16 +101,17 @@ def default_world(size: int):
     return _globally(map_config(data)), window
 
 
-def cpu_run(size: int, workers: int) -> float:
-    """CPU seconds of the default world's store, in this process
-    (``workers`` 0) or on a local cluster: this process's CPU and every
-    child process's, read before the cluster closes."""
+def cpu_run(size: int, workers: int) -> tuple[float, float]:
+    """CPU seconds and wall seconds of the default world's store, in this
+    process (``workers`` 0) or on a local cluster: this process's CPU and
+    every child process's, read before the cluster closes."""
+    wall = time.perf_counter()
     if workers == 0:  # in a fresh interpreter, as the workers are
         child = subprocess.Popen([sys.executable, __file__, "--in-process", str(size)])
         _, status, usage = os.wait4(child.pid, 0)
         if os.waitstatus_to_exitcode(status):
             raise RuntimeError("the in-process store failed")
-        return usage.ru_utime + usage.ru_stime
+        return usage.ru_utime + usage.ru_stime, time.perf_counter() - wall
     config, window = default_world(size)
     folder = tempfile.mkdtemp(prefix="bench-scale-")
     me = psutil.Process()
@@ -128,18 +129,22 @@ def cpu_run(size: int, workers: int) -> float:
                     children += times.user + times.system
                 except psutil.Error:
                     pass
-            return time.process_time() - start + children
+            return time.process_time() - start + children, time.perf_counter() - wall
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def cpu_section(size: int, rounds: int) -> list[str]:
+    before = os.getloadavg()
     cpu_run(1024, 1)  # compile and warm the caches on disk
     seconds = {0: [], 1: [], 2: []}
+    walls = {0: [], 1: [], 2: []}
     for r in range(rounds):
         for workers in (0, 1, 2) if r % 2 == 0 else (2, 1, 0):
-            seconds[workers].append(cpu_run(size, workers))
-            print(f"round {r}, {workers} workers: {seconds[workers][-1]:.1f} CPU s", flush=True)
+            cpu, wall = cpu_run(size, workers)
+            seconds[workers].append(cpu)
+            walls[workers].append(wall)
+            print(f"round {r}, {workers} workers: {cpu:.1f} CPU s, {wall:.1f} s wall", flush=True)
     load = os.getloadavg()
     lines = [
         "## Dask against one process, in CPU (bench_scale.py --cpu)",
@@ -150,18 +155,21 @@ def cpu_section(size: int, rounds: int) -> list[str]:
         "interpreter), then on local clusters of 1 and 2 single-threaded workers as `--dask "
         "local` makes them; CPU time of every process (a cluster's driver, workers and nannies) "
         f"over its whole life, {rounds} interleaved rounds, median "
-        f"(min-max); the ratio is per round (goal: at most 1.25). Load average after: "
+        f"(min-max); the ratio is per round (goal: at most 1.25). Throughput is the wall "
+        "time of 1 worker over that of 2 in the same round (goal on an idle machine: at least "
+        f"1.7). Load average before: {before[0]:.1f}, {before[1]:.1f}, {before[2]:.1f}; after: "
         f"{load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}.",
         "",
-        "| run | CPU s | Mcells per CPU s | CPU / in process |",
-        "|---|---|---|---|",
+        "| run | CPU s | Mcells per CPU s | CPU / in process | wall s | throughput / 1 worker |",
+        "|---|---|---|---|---|---|",
     ]
     for workers, name in ((0, "in process"), (1, "Dask, 1 worker"), (2, "Dask, 2 workers")):
         ratio = [a / b for a, b in zip(seconds[workers], seconds[0])]
         rate = [size * size / s / 1e6 for s in seconds[workers]]
         lines.append(
             f"| {name} | {spread(seconds[workers], 1)} | {spread(rate, 3)} | "
-            f"{'-' if workers == 0 else spread(ratio, 2)} |"
+            f"{'-' if workers == 0 else spread(ratio, 2)} | {spread(walls[workers], 1)} | "
+            f"{spread([a / b for a, b in zip(walls[1], walls[workers])], 2) if workers else '-'} |"
         )
     return lines
 
