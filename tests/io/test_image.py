@@ -1,10 +1,13 @@
 """PNG output: exact round trips, atomic writes, clear errors."""
 
+import io
+
 import numpy as np
 import pytest
 from PIL import Image
 
 from worldgen.io import atomic_output, write_grey_png
+from worldgen.io._image import png_bytes
 
 
 @pytest.mark.parametrize("bits", [8, 16])
@@ -40,3 +43,25 @@ def test_failure_inside_atomic_output_leaves_no_file(tmp_path):
         raise RuntimeError("interrupted")
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]
+
+
+def test_png_bytes_round_trip_through_pillow_and_refuse_other_arrays():
+    rng = np.random.default_rng(5)
+    shapes = ((1, 1), (3, 7), (5, 2, 3), (4, 9, 4), (256, 256, 3))
+    images = [rng.integers(0, 256, size=shape, dtype=np.uint8) for shape in shapes]
+    images.append(rng.integers(0, 65536, size=(6, 5), dtype=np.uint16))
+    for image in images:
+        data = png_bytes(image)
+        assert data == png_bytes(image.copy())
+        with Image.open(io.BytesIO(data)) as decoded:
+            np.testing.assert_array_equal(np.asarray(decoded), image)
+    bad = (
+        np.zeros((4, 4)),
+        np.zeros((4, 4, 2), np.uint8),
+        np.zeros((4, 4, 3), np.uint16),
+        np.zeros((0, 3), np.uint8),
+        np.zeros(4, np.uint8),
+    )
+    for array in bad:
+        with pytest.raises(ValueError, match="uint8"):
+            png_bytes(array)

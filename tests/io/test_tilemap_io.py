@@ -3,6 +3,7 @@
 import base64
 import gzip
 import json
+import pathlib
 import zlib
 
 import numpy as np
@@ -265,10 +266,14 @@ def test_failure_while_writing_leaves_old_files_and_no_parts(tmp_path, monkeypat
     write_tiled_json(tmp_path / "w.json", TILES, colours=COLOURS)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
-    def broken_save(self, *args, **kwargs):
-        raise OSError("disk full")
+    write_bytes = pathlib.Path.write_bytes
 
-    monkeypatch.setattr(Image.Image, "save", broken_save)
+    def broken_write(self, data):
+        if ".png" in self.name:  # the tileset image, after the JSON's part
+            raise OSError("disk full")
+        return write_bytes(self, data)
+
+    monkeypatch.setattr(pathlib.Path, "write_bytes", broken_write)
     with pytest.raises(OSError, match="disk full"):
         write_tiled_json(tmp_path / "w.json", TILES[:2], colours=COLOURS)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

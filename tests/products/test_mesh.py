@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 import trimesh
+from PIL import Image
 
 from worldgen.io import _mesh as mesh_io
+from worldgen.io._image import png_bytes
 from worldgen.io._mesh import write_mesh
 from worldgen.noise import Fractal, Perlin, axis
 from worldgen.products._mesh import heightfield_mesh, heightfield_surface
@@ -131,8 +133,10 @@ def test_unknown_mesh_format_writes_nothing(tmp_path):
 )
 def test_glb_is_the_bytes_trimesh_writes(tmp_path, monkeypatch, shape, stride, textured):
     # Written here a band of rows at a time (bands of 7 rows, so that a mesh
-    # has several); trimesh's writer is the reference for every byte.
+    # has several); trimesh's writer is the reference for every byte, its
+    # texture encoded by the PNG encoder of worldgen.io (trimesh asks Pillow).
     monkeypatch.setattr(mesh_io, "BAND_ROWS", 7)
+    monkeypatch.setattr(Image.Image, "save", lambda image, f, **_: f.write(png_bytes(image)))
     rng = np.random.default_rng(sum(shape))
     heights = rng.random(shape)
     sea = HeightCurve(((0.0, 0.4), (0.4, 0.4), (1.0, 1.0)))

@@ -23,7 +23,6 @@ from worldgen.web import (
     tile_window,
     world_key,
 )
-from worldgen.web._products import encode_png
 from worldgen.web._tiles import HALF, check_tile, lnglat_to_cell
 from worldgen.world import Mask, NoiseMap, Window, WorldConfig, spawn
 
@@ -137,18 +136,6 @@ def test_png_bytes_decode_to_the_tile_image():
         assert data[:8] == b"\x89PNG\r\n\x1a\n"
         decoded = np.asarray(Image.open(io.BytesIO(data)))
         np.testing.assert_array_equal(decoded, tile_image(CONFIG, layer, 12, 2047, 2048))
-
-
-def test_encode_png_round_trips_through_pillow_and_refuses_other_arrays():
-    rng = np.random.default_rng(5)
-    for shape in ((1, 1), (3, 7), (5, 2, 3), (256, 256, 3)):
-        image = rng.integers(0, 256, size=shape, dtype=np.uint8)
-        data = encode_png(image)
-        assert data == encode_png(image.copy())
-        np.testing.assert_array_equal(np.asarray(Image.open(io.BytesIO(data))), image)
-    for bad in (np.zeros((4, 4)), np.zeros((4, 4, 4), np.uint8), np.zeros((0, 3), np.uint8)):
-        with pytest.raises(ValueError, match="uint8"):
-            encode_png(bad)
 
 
 def _tile_near(config, z: int) -> tuple[int, int]:

@@ -1,19 +1,71 @@
-"""PNG images, written with Pillow: greyscale height fields and RGB pictures."""
+"""PNG images: greyscale height fields, RGB pictures, RGBA tiles.
+
+PNGs are encoded here (:func:`png_bytes`) rather than by Pillow, which
+tries all five row filters on every row: that choice takes about half of
+its encoding. Every row is filtered "up" (its difference from the row
+above) and deflated at zlib level 1 with run-length matching
+(``Z_RLE``): on 2048 x 2048 colour maps half of Pillow's CPU at level 1,
+and a file no bigger. Pillow reads them back in the tests.
+"""
 
 from __future__ import annotations
 
 import os
 import pathlib
+import struct
+import zlib
 
 import numpy as np
-from PIL import Image
 
 from worldgen._checks import finite_values
 from worldgen.io._atomic import atomic_output
 
-# zlib level 1 writes PNGs two to three times as fast as Pillow's default 6,
-# and within a few percent of its size on maps.
-PNG_COMPRESS_LEVEL = 1
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+# Channels -> PNG colour type: grey, RGB, RGBA.
+_COLOUR_TYPES = {1: 0, 3: 2, 4: 6}
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def png_bytes(image: np.ndarray) -> bytes:
+    """PNG bytes of a uint8 grey (H, W), RGB (H, W, 3) or RGBA (H, W, 4)
+    image, or a uint16 grey one: the same bytes for the same pixels.
+
+    Raises
+    ------
+    ValueError
+        For any other array, naming its type and shape.
+    """
+    image = np.asarray(image)
+    channels = 1 if image.ndim == 2 else (image.shape[2] if image.ndim == 3 else 0)
+    wide = image.dtype == np.uint16 and channels == 1
+    if (image.dtype != np.uint8 and not wide) or channels not in _COLOUR_TYPES or 0 in image.shape:
+        raise ValueError(
+            "image must be uint8 (H, W), (H, W, 3) or (H, W, 4), or uint16 (H, W), got "
+            f"{image.dtype} {image.shape}"
+        )
+    height, width = image.shape[:2]
+    flat = (image.astype(">u2") if wide else image).reshape(height, -1).view(np.uint8)
+    rows = np.empty((height, flat.shape[1] + 1), dtype=np.uint8)
+    rows[:, 0] = 2  # the "up" filter
+    rows[0, 1:] = flat[0]
+    np.subtract(flat[1:], flat[:-1], out=rows[1:, 1:])
+    deflate = zlib.compressobj(1, zlib.DEFLATED, 15, 8, zlib.Z_RLE)
+    data = deflate.compress(rows.tobytes()) + deflate.flush()
+    bits = 16 if wide else 8
+    header = struct.pack(">IIBBBBB", width, height, bits, _COLOUR_TYPES[channels], 0, 0, 0)
+    return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
+
+
+def write_png(path: str | os.PathLike, image: np.ndarray) -> pathlib.Path:
+    """Write :func:`png_bytes` of ``image`` to ``path``, atomically."""
+    data = png_bytes(image)
+    target = pathlib.Path(path)
+    with atomic_output(target) as tmp:
+        tmp.write_bytes(data)
+    return target
 
 
 def check_unit(values: object, name: str = "values") -> np.ndarray:
@@ -55,11 +107,7 @@ def write_grey_png(path: str | os.PathLike, values: np.ndarray, *, bits: int = 8
         raise ValueError(f"bits must be 8 or 16, got {bits!r}")
     top = 255 if bits == 8 else 65535
     pixels = np.rint(values * top).astype(np.uint8 if bits == 8 else np.uint16)
-    image = Image.fromarray(pixels)
-    target = pathlib.Path(path)
-    with atomic_output(target) as tmp:
-        image.save(tmp, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
-    return target
+    return write_png(path, pixels)
 
 
 def write_rgb_png(path: str | os.PathLike, rgb: np.ndarray) -> pathlib.Path:
@@ -69,7 +117,4 @@ def write_rgb_png(path: str | os.PathLike, rgb: np.ndarray) -> pathlib.Path:
         raise ValueError(
             f"rgb must be a non-empty (H, W, 3) uint8 array, got {rgb.dtype} {rgb.shape}"
         )
-    target = pathlib.Path(path)
-    with atomic_output(target) as tmp:
-        Image.fromarray(rgb).save(tmp, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
-    return target
+    return write_png(path, rgb)

@@ -4,7 +4,6 @@ through trimesh."""
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import pathlib
@@ -14,6 +13,7 @@ import numpy as np
 from PIL import Image
 
 from worldgen.io._atomic import atomic_output
+from worldgen.io._image import png_bytes
 from worldgen.noise._validate import check_instance
 from worldgen.products._mesh import Mesh, Surface
 
@@ -219,9 +219,7 @@ def _write_glb(path: pathlib.Path, mesh: Mesh | Surface, texture: np.ndarray | N
                 high = band.max() if high is None else max(high, band.max())
     image = b""
     if texture is not None:
-        with io.BytesIO() as f:
-            Image.fromarray(texture).save(f, format="png")
-            image = _pad4(f.getvalue())
+        image = _pad4(png_bytes(np.ascontiguousarray(texture, dtype=np.uint8)))
 
     def accessor(kind: str, column: _Column, view: int, count_first: bool = False) -> dict:
         entry = {"componentType": _FLOAT32}

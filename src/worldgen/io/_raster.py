@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image
 
 from worldgen.io._atomic import atomic_output
-from worldgen.io._image import PNG_COMPRESS_LEVEL
+from worldgen.io._image import png_bytes
 from worldgen.noise._validate import check_int
 
 
@@ -266,7 +266,7 @@ def _parent(directory, z: int, x: int, y: int, tile: int, count) -> np.ndarray:
 def _write_png(target: pathlib.Path, rgba: np.ndarray) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with atomic_output(target) as tmp:
-        Image.fromarray(rgba, "RGBA").save(tmp, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+        tmp.write_bytes(png_bytes(rgba))
 
 
 def _bounds(fx: float, fy: float) -> list[float]:

@@ -23,10 +23,9 @@ from collections.abc import Sequence
 from xml.etree import ElementTree
 
 import numpy as np
-from PIL import Image
 
 from worldgen.io._atomic import atomic_output
-from worldgen.io._image import PNG_COMPRESS_LEVEL
+from worldgen.io._image import png_bytes
 from worldgen.products._tilemap import check_tiles
 from worldgen.products._tileset import TILESETS, Tileset
 
@@ -272,7 +271,7 @@ def write_tiled_json(
         pixels = kind.draw(table)
         columns, rows = kind.tiles_per_band, count
         ids = _check_tile_ids(tile_ids, tiles, kind)
-    image = Image.fromarray(pixels)
+    image = png_bytes(pixels)
 
     height, width = tiles.shape
     tiled_tileset: dict = {
@@ -339,7 +338,7 @@ def write_tiled_json(
     with atomic_output(target) as tmp_json:
         tmp_json.write_text(text)
         with atomic_output(image_path) as tmp_png:
-            image.save(tmp_png, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+            tmp_png.write_bytes(image)
         if tileset != "flat":
             with atomic_output(tsx_path) as tmp_tsx:
                 tmp_tsx.write_bytes(_tsx_bytes(tiled_tileset))
