@@ -168,7 +168,7 @@ def test_requests_too_big_for_memory_are_refused_with_the_way_out(tmp_path, monk
             app, ["map", "--out", str(tmp_path / "m"), "--width", "50000", "--height", "50000"]
         )
     )
-    assert line.startswith("error: width, height: a 50000 x 50000 map set needs about 745.1 GB")
+    assert line.startswith("error: width, height: a 50000 x 50000 map set needs about 651.9 GB")
     assert (
         "is available; make a smaller map, or make the big one block by block with --export zarr"
         in line

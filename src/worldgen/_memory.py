@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 import re
 
-MAP_BYTES_PER_CELL = 320
-"""A map set (:func:`worldgen.io.write_map_set`): about 210-310 bytes per cell
+MAP_BYTES_PER_CELL = 280
+"""A map set (:func:`worldgen.io.write_map_set`): about 150-250 bytes per cell
 (heights with the tile halo, pictures, transition tiles)."""
 TERRAIN_BYTES_PER_CELL = 176
 """A terrain set (:func:`worldgen.io.write_terrain_set`): about 150 bytes per
