@@ -30,6 +30,7 @@ import statistics
 import sys
 import time
 
+import numba
 import numpy as np
 
 from _report import header, write_section
@@ -103,6 +104,7 @@ def floors() -> dict[str, dict[str, object]]:
 
 
 def measure(rounds: int) -> dict[str, dict[str, list[float]]]:
+    numba.set_num_threads(1)  # thread time sees all of worldgen's work
     cases = floors()
     for calls in cases.values():  # compile and warm
         for call in calls.values():
