@@ -226,18 +226,20 @@ def _uniform(seed, n):
 
 
 @kernel
-def _sample(heights, x, y):
-    # Height and gradient of the bilinear field at (x, y), inside the map.
-    width = heights.shape[1]
-    height = heights.shape[0]
-    cx = min(int(x), width - 2)
-    cy = min(int(y), height - 2)
+def _sample(flat, cols, x, y, cx, cy):
+    # Height and gradient of the bilinear field at (x, y), inside the map,
+    # from the cells (cx, cy) to (cx + 1, cy + 1) of the flat (row-major)
+    # heights with ``cols`` columns. The droplet kernels index their flat
+    # arrays with unsigned integers (never negative here): numba then emits
+    # no wraparound for negative indices (a shift, a mask and an add per
+    # index), which lay on every step's chain of dependent operations.
     ox = x - cx
     oy = y - cy
-    nw = heights[cy, cx]
-    ne = heights[cy, cx + 1]
-    sw = heights[cy + 1, cx]
-    se = heights[cy + 1, cx + 1]
+    i = np.uint64(cy * cols + cx)
+    nw = flat[i]
+    ne = flat[i + np.uint64(1)]
+    sw = flat[i + np.uint64(cols)]
+    se = flat[i + np.uint64(cols + 1)]
     gx = (ne - nw) * (1.0 - oy) + (se - sw) * oy
     gy = (sw - nw) * (1.0 - ox) + (se - ne) * ox
     h = nw * (1.0 - ox) * (1.0 - oy) + ne * ox * (1.0 - oy) + sw * (1.0 - ox) * oy + se * ox * oy
@@ -249,6 +251,7 @@ def _droplet(
     heights,
     flat,
     flat_eroded,
+    flat_deposited,
     eroded,
     deposited,
     brush_dy,
@@ -287,7 +290,7 @@ def _droplet(
         cy = min(int(y), rows - 2)
         ox = x - cx
         oy = y - cy
-        old, gx, gy = _sample(heights, x, y)
+        old, gx, gy = _sample(flat, cols, x, y, cx, cy)
         dx = dx * inertia - gx * (1.0 - inertia)
         dy = dy * inertia - gy * (1.0 - inertia)
         length = math.sqrt(dx * dx + dy * dy)
@@ -299,7 +302,7 @@ def _droplet(
         y += dy
         if x < 0.0 or x > xmax or y < 0.0 or y > ymax:
             break
-        new, _gx, _gy = _sample(heights, x, y)
+        new, _gx, _gy = _sample(flat, cols, x, y, min(int(x), cols - 2), min(int(y), rows - 2))
         delta = new - old
         capacity = -delta * speed * water * capacity_factor
         if not capacity > min_capacity:
@@ -310,24 +313,28 @@ def _droplet(
             else:
                 amount = (sediment - capacity) * deposit_speed
             sediment -= amount
+            i = np.uint64(cy * cols + cx)
             part = amount * (1.0 - ox) * (1.0 - oy)
-            heights[cy, cx] += part
-            deposited[cy, cx] += part
+            flat[i] += part
+            flat_deposited[i] += part
+            i += np.uint64(1)
             part = amount * ox * (1.0 - oy)
-            heights[cy, cx + 1] += part
-            deposited[cy, cx + 1] += part
+            flat[i] += part
+            flat_deposited[i] += part
+            i += np.uint64(cols - 1)
             part = amount * (1.0 - ox) * oy
-            heights[cy + 1, cx] += part
-            deposited[cy + 1, cx] += part
+            flat[i] += part
+            flat_deposited[i] += part
+            i += np.uint64(1)
             part = amount * ox * oy
-            heights[cy + 1, cx + 1] += part
-            deposited[cy + 1, cx + 1] += part
+            flat[i] += part
+            flat_deposited[i] += part
         else:
             amount = min((capacity - sediment) * erode_speed, -delta)
             if cx >= reach and cy >= reach and cx + reach < cols and cy + reach < rows:
                 centre = cy * cols + cx
                 for b in range(size):
-                    cell = centre + brush_flat[b]
+                    cell = np.uint64(centre + brush_flat[b])
                     take = amount * brush_weight[b]
                     room = flat[cell] - floor
                     if room < take:
@@ -391,13 +398,14 @@ def _erode_kernel(
     rows, cols = heights.shape
     flat = heights.reshape(rows * cols)
     flat_eroded = eroded.reshape(rows * cols)
+    flat_deposited = deposited.reshape(rows * cols)
     brush_flat = brush_dy * cols + brush_dx
     for k in range(first, last):
         x = _uniform(seed, 2 * k + 1) * (cols - 1)
         y = _uniform(seed, 2 * k + 2) * (rows - 1)
         carried += _droplet(
-            heights, flat, flat_eroded, eroded, deposited, brush_dy, brush_dx, brush_flat,
-            brush_raw, brush_weight, reach, x, y, floor, inertia, capacity_factor,
+            heights, flat, flat_eroded, flat_deposited, eroded, deposited, brush_dy, brush_dx,
+            brush_flat, brush_raw, brush_weight, reach, x, y, floor, inertia, capacity_factor,
             min_capacity, erode_speed, deposit_speed, evaporate_speed, gravity, lifetime,
             initial_water, initial_speed,
         )  # fmt: skip
@@ -452,6 +460,7 @@ def _erode_world_kernel(
     rows, cols = heights.shape
     flat = heights.reshape(rows * cols)
     flat_eroded = eroded.reshape(rows * cols)
+    flat_deposited = deposited.reshape(rows * cols)
     brush_flat = brush_dy * cols + brush_dx
     for r in range(first_row, last_row):
         for c in range(cols - 1):
@@ -461,8 +470,8 @@ def _erode_world_kernel(
             x = c + _uniform(key, 2)
             y = r + _uniform(key, 3)
             carried += _droplet(
-                heights, flat, flat_eroded, eroded, deposited, brush_dy, brush_dx,
-                brush_flat, brush_raw, brush_weight, reach, x, y, floor, inertia,
+                heights, flat, flat_eroded, flat_deposited, eroded, deposited, brush_dy,
+                brush_dx, brush_flat, brush_raw, brush_weight, reach, x, y, floor, inertia,
                 capacity_factor, min_capacity, erode_speed, deposit_speed,
                 evaporate_speed, gravity, lifetime, initial_water, initial_speed,
             )  # fmt: skip
