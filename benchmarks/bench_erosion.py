@@ -12,6 +12,14 @@ the same map with its default talus.
 Each kernel is called once to compile and warm up, then ``--rounds`` times
 (the reference ``--reference-rounds`` times); the table gives medians.
 
+Windowed erosion (``erode_cells``, what ``worldgen terrain``, carved windows
+and Dask blocks run) is timed on ``--regions`` erosion regions (388 x 388
+cells each) of the default world around its spawn, by thread CPU time.
+``--compare SRC`` loads ``SRC/worldgen/terrain/_erosion.py`` (another
+checkout's erosion) beside this one, checks that both give the same bytes,
+and times both in alternating order within each round: the per-round ratio
+(the other's CPU time over this one's) is what to read on a shared machine.
+
     python benchmarks/bench_erosion.py --rounds 7 --write benchmarks/RESULTS.md
 """
 
@@ -19,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
+import math
 import pathlib
 import statistics
 import sys
@@ -30,8 +40,13 @@ import numpy as np
 
 from _report import header, write_section
 from worldgen import threads
+from worldgen.config import map_config, preset
 from worldgen.noise import Fractal, Perlin, axis
+from worldgen.noise._seed import derive_seed
+from worldgen.products import TerrainConfig
+from worldgen.terrain import _erosion
 from worldgen.terrain._erosion import erode, thermal_erode
+from worldgen.terrain._windowed import EROSION_TAG, TILE, World
 
 SIZE = 512
 
@@ -48,6 +63,108 @@ def fbm_map(size: int) -> np.ndarray:
     coords = axis(0, size, 1 / 128)
     heights = Fractal(Perlin(1), octaves=6).grid(coords, coords)
     return (heights - heights.min()) / (heights.max() - heights.min())
+
+
+def world_regions(count: int) -> tuple[list, dict]:
+    """``count`` erosion regions of the default world (the row of tiles
+    through its spawn) as ``erode_cells`` gets them: heights and origins,
+    and the other arguments."""
+    maps = map_config(preset("continents", 2048, 2048))
+    world = World(maps, TerrainConfig(rivers=False), shared=False)
+    i0, j0 = maps.window.x // TILE, maps.window.y // TILE
+    regions = []
+    for k in range(count):
+        region = world._region(i0 + k, j0)
+        regions.append((world.shaped(region), (region.x, region.y)))
+    seed = derive_seed(world.seed, EROSION_TAG)
+    return regions, {"density": world.density, "seed": seed, "params": world.config.erosion}
+
+
+def other_erosion(source: pathlib.Path):
+    """Another tree's ``worldgen/terrain/_erosion.py``, imported beside this one."""
+    path = source / "worldgen" / "terrain" / "_erosion.py"
+    spec = importlib.util.spec_from_file_location("other_erosion", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def windowed_rows(args) -> list[str]:
+    """The windowed erosion table (and the comparison with ``--compare``)."""
+    regions, kwargs = world_regions(args.regions)
+    modules = {"this": _erosion}
+    if args.compare is not None:
+        modules["other"] = other_erosion(args.compare)
+
+    def run(module):
+        return [
+            module.erode_cells(h, origin, kwargs["density"], seed=kwargs["seed"],
+                               params=module.HydraulicErosion(**vars(kwargs["params"])))
+            for h, origin in regions
+        ]  # fmt: skip
+
+    results = {name: run(module) for name, module in modules.items()}  # warm-up
+    same = all(
+        np.array_equal(a.heights, b.heights) and np.array_equal(a.eroded, b.eroded)
+        and np.array_equal(a.deposited, b.deposited) and a.carried == b.carried
+        for a, b in zip(results["this"], results.get("other", results["this"]))
+    )  # fmt: skip
+    times: dict[str, list[float]] = {name: [] for name in modules}
+    with threads(1):
+        for r in range(args.rounds):
+            names = list(modules) if r % 2 == 0 else list(modules)[::-1]
+            for name in names:
+                start = time.thread_time()
+                run(modules[name])
+                times[name].append(time.thread_time() - start)
+    count = _droplet_count(regions, kwargs)
+    side = regions[0][0].shape[0]
+    lines = [
+        f"Windowed erosion (`erode_cells`) of {len(regions)} regions of {side}^2 cells of the "
+        f"default world (the row of erosion tiles through its spawn), {count:,} droplets in all; "
+        f"thread CPU time over {args.rounds} rounds, median (min-max).",
+        "",
+        "| tree | CPU s | droplets per CPU s |",
+        "|---|---|---|",
+    ]
+    for name, values in times.items():
+        seconds = statistics.median(values)
+        lines.append(
+            f"| {name} | {seconds:.3f} ({min(values):.3f}-{max(values):.3f}) | "
+            f"{count / seconds:,.0f} |"
+        )
+    if "other" in times:
+        ratios = [o / t for o, t in zip(times["other"], times["this"])]
+        lines += [
+            "",
+            f"Against `{args.compare}` in the same rounds (other's CPU over this one's, per "
+            f"round): median {statistics.median(ratios):.3f} ({min(ratios):.3f}-"
+            f"{max(ratios):.3f}); the same bytes: **{'yes' if same else 'NO'}**.",
+        ]
+    return lines
+
+
+@numba.njit
+def _starts(seed, x0, y0, p, rows, cols, chance):
+    # How many cells of a region start a droplet in pass p (as erode_cells draws them).
+    count = 0
+    for r in range(rows - 1):
+        for c in range(cols - 1):
+            if _erosion._uniform(_erosion._cell_key(seed, p, x0 + c, y0 + r), 1) < chance:
+                count += 1
+    return count
+
+
+def _droplet_count(regions, kwargs) -> int:
+    """How many droplets ``erode_cells`` runs on the regions."""
+    passes = max(1, math.ceil(kwargs["density"]))
+    seed = np.uint64(kwargs["seed"] & (2**64 - 1))
+    return sum(
+        _starts(seed, x0, y0, p, *heights.shape, kwargs["density"] / passes)
+        for heights, (x0, y0) in regions
+        for p in range(passes)
+    )
 
 
 def median_seconds(call: Callable[[], object], rounds: int) -> float:
@@ -67,6 +184,10 @@ def main() -> None:
     parser.add_argument("--reference-droplets", type=int, default=2_000)
     parser.add_argument("--iterations", type=int, default=50, help="thermal erosion steps")
     parser.add_argument("--reference-size", type=int, default=128, help="thermal reference map")
+    parser.add_argument("--regions", type=int, default=4, help="windowed erosion regions")
+    parser.add_argument(
+        "--compare", type=pathlib.Path, metavar="SRC", help="another tree's src to pair with"
+    )
     parser.add_argument("--write", metavar="PATH")
     args = parser.parse_args()
     reference = reference_module()
@@ -145,6 +266,7 @@ def main() -> None:
         f"| pure-Python reference | 1 | {thermal_ref_time:.3f} | {thermal_ref_rate / 1e6:,.3f} | "
         f"{thermal[1][1] / thermal_ref_rate:,.0f} |"
     )
+    lines += ["", *windowed_rows(args)]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.write:
