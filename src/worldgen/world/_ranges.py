@@ -41,6 +41,10 @@ _SITES, _PAIRS, _WARP_X, _WARP_Y, _ALONG = (
     0x52414E05,
 )
 PLATE_JITTER = 0.25
+# On each axis a site lies from PLATE_JITTER_EDGE to 1 - PLATE_JITTER_EDGE
+# of its square (SLACK covers rounding).
+PLATE_JITTER_EDGE = 0.5 - PLATE_JITTER
+SLACK = 1e-7
 SEARCH = 2  # lattice squares searched on each side
 
 
@@ -69,6 +73,28 @@ def _sites(seed, i0, j0, cols, rows):
 
 
 @kernel
+def _site(seed, i, j):
+    # The site of lattice square (i, j), in plates, from its hash (as
+    # _sites tabulates it).
+    sx = i + 0.5 + PLATE_JITTER * (2.0 * uniform3(seed, i, j, 0) - 1.0)
+    sy = j + 0.5 + PLATE_JITTER * (2.0 * uniform3(seed, i, j, 1) - 1.0)
+    return sx, sy
+
+
+@kernel
+def _apart(v, lo):
+    # How far v lies outside [lo + EDGE - SLACK, lo + 1 - EDGE + SLACK]: at
+    # most its distance from any site coordinate of square lo on that axis.
+    a = lo + (PLATE_JITTER_EDGE - SLACK)
+    b = lo + (1.0 - PLATE_JITTER_EDGE + SLACK)
+    if v < a:
+        return a - v
+    if v > b:
+        return v - b
+    return 0.0
+
+
+@kernel
 def _uplift(
     xs, ys, wx, wy, along, needed, sites, i0, j0, seed, pairs, plate, temperature, share, out
 ):  # fmt: skip
@@ -76,10 +102,23 @@ def _uplift(
     # kept for the three nearest; uplift = 4 sum over their pairs of
     # strength_ij * w_i * w_j, a smooth belt along each bisector. Points
     # not needed (needed empty: all are) are left as they are.
+    #
+    # The three nearest of the (2 SEARCH + 1)^2 sites around a point are
+    # kept in the order the squares are searched, row by row (the first
+    # found first among equals), from the table of sites or, where there
+    # is none, from their hashes. Hashing, the nine squares around the
+    # point's own are measured first: the third nearest of them bounds the
+    # third nearest of all, so a square whose every possible site (its
+    # jitter box) lies farther cannot hold one of the three, and its site
+    # is not hashed. Passing over a site that would not stay changes
+    # neither which three stay nor their order. (The two searches are
+    # written out: a helper taking the arrays cost more than the search.)
     best = np.empty(3)
     bi = np.empty(3, np.int64)
     bj = np.empty(3, np.int64)
+    inner = np.empty(9)
     every = needed.size == 0
+    table = sites.shape[0] > 0
     for k in range(xs.size):
         if not every and not needed[k]:
             continue
@@ -88,25 +127,59 @@ def _uplift(
         ci = int(np.floor(x))
         cj = int(np.floor(y))
         best[:] = np.inf
-        for j in range(cj - SEARCH, cj + SEARCH + 1):
-            for i in range(ci - SEARCH, ci + SEARCH + 1):
-                if sites.shape[0]:
+        if table:
+            for j in range(cj - SEARCH, cj + SEARCH + 1):
+                for i in range(ci - SEARCH, ci + SEARCH + 1):
                     sx = sites[j - j0, i - i0, 0]
                     sy = sites[j - j0, i - i0, 1]
-                else:  # a coarse window: no table, each site from its hash
-                    sx = i + 0.5 + PLATE_JITTER * (2.0 * uniform3(seed, i, j, 0) - 1.0)
-                    sy = j + 0.5 + PLATE_JITTER * (2.0 * uniform3(seed, i, j, 1) - 1.0)
+                    d = (x - sx) * (x - sx) + (y - sy) * (y - sy)
+                    if d < best[2]:
+                        m = 2
+                        while m > 0 and d < best[m - 1]:
+                            best[m] = best[m - 1]
+                            bi[m] = bi[m - 1]
+                            bj[m] = bj[m - 1]
+                            m -= 1
+                        best[m] = d
+                        bi[m] = i
+                        bj[m] = j
+        else:
+            bound = t0 = t1 = np.inf  # the three smallest of the nine, ascending
+            for n in range(9):
+                sx, sy = _site(seed, ci - 1 + n % 3, cj - 1 + n // 3)
                 d = (x - sx) * (x - sx) + (y - sy) * (y - sy)
-                if d < best[2]:
-                    m = 2
-                    while m > 0 and d < best[m - 1]:
-                        best[m] = best[m - 1]
-                        bi[m] = bi[m - 1]
-                        bj[m] = bj[m - 1]
-                        m -= 1
-                    best[m] = d
-                    bi[m] = i
-                    bj[m] = j
+                inner[n] = d
+                if d < bound:
+                    if d < t1:
+                        bound = t1
+                        if d < t0:
+                            t1 = t0
+                            t0 = d
+                        else:
+                            t1 = d
+                    else:
+                        bound = d
+            for j in range(cj - SEARCH, cj + SEARCH + 1):
+                for i in range(ci - SEARCH, ci + SEARCH + 1):
+                    if abs(i - ci) <= 1 and abs(j - cj) <= 1:
+                        d = inner[(j - cj + 1) * 3 + (i - ci + 1)]
+                    else:
+                        ax = _apart(x, float(i))
+                        ay = _apart(y, float(j))
+                        if ax * ax + ay * ay > bound:
+                            continue
+                        sx, sy = _site(seed, i, j)
+                        d = (x - sx) * (x - sx) + (y - sy) * (y - sy)
+                    if d < best[2]:
+                        m = 2
+                        while m > 0 and d < best[m - 1]:
+                            best[m] = best[m - 1]
+                            bi[m] = bi[m - 1]
+                            bj[m] = bj[m - 1]
+                            m -= 1
+                        best[m] = d
+                        bi[m] = i
+                        bj[m] = j
         w1 = np.exp(-(best[1] - best[0]) / temperature)
         w2 = np.exp(-(best[2] - best[0]) / temperature)
         total = 1.0 + w1 + w2
@@ -151,9 +224,10 @@ def _uplift_at(config, xs, ys, spacing, wx, wy, along, needed=None) -> np.ndarra
     i1 = math.floor((float(bounds_x.max()) + reach) / plate) + SEARCH
     j1 = math.floor((float(bounds_y.max()) + reach) / plate) + SEARCH
     site_seed = np.uint64(derive_seed(seed, _SITES))
-    # A table of sites costs two hashes a site, hashing them at each point
-    # two for each of the (2 SEARCH + 1)^2 sites it looks at.
-    if (i1 - i0 + 1) * (j1 - j0 + 1) <= (2 * SEARCH + 1) ** 2 * count:
+    # A table of sites costs two hashes a site; hashing them at each point,
+    # two for each site it looks at: the nine around it, and seldom one of
+    # the outer squares.
+    if (i1 - i0 + 1) * (j1 - j0 + 1) <= 9 * count:
         sites = _sites(site_seed, i0, j0, i1 - i0 + 1, j1 - j0 + 1)
     else:  # far more plates than points: each point hashes its own
         sites = np.empty((0, 0, 2))
