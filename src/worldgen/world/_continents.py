@@ -128,22 +128,53 @@ def envelope_height(config: WorldConfig) -> float:
 
 
 @kernel
+def _landmass(seed, i, j, bias):
+    # The landmass of region (i, j) whose slow bias is ``bias``: its bias,
+    # the dome's centre (in regions, from the region's corner), the cosine
+    # and sine of the ellipse's angle and the inverse of its aspect.
+    b = min(max(bias + SPREAD * (uniform3(seed, i, j, 1) - 0.5), -3.0), BIAS_MAX)
+    cx = 0.5 + JITTER * (2.0 * uniform3(seed, i, j, 2) - 1.0)
+    cy = 0.5 + JITTER * (2.0 * uniform3(seed, i, j, 3) - 1.0)
+    angle = np.pi * uniform3(seed, i, j, 4)
+    aspect = 1.0 / (0.5 + 0.5 * uniform3(seed, i, j, 5))
+    return b, cx, cy, np.cos(angle), np.sin(angle), aspect
+
+
+@kernel
 def _regions(seed, cols, rows, biases, table):
-    # Per region (i, j) = (cols[n], rows[n]): its bias, the dome's centre
-    # (in regions, from the region's corner), the cosine and sine of the
-    # ellipse's angle and the inverse of its aspect.
+    # The landmass of each region (i, j) = (cols[n], rows[n]) into table[n].
     for n in range(cols.size):
-        i = cols[n]
-        j = rows[n]
         t = table[n]
-        bias = biases[n] + SPREAD * (uniform3(seed, i, j, 1) - 0.5)
-        t[0] = min(max(bias, -3.0), BIAS_MAX)
-        t[1] = 0.5 + JITTER * (2.0 * uniform3(seed, i, j, 2) - 1.0)
-        t[2] = 0.5 + JITTER * (2.0 * uniform3(seed, i, j, 3) - 1.0)
-        angle = np.pi * uniform3(seed, i, j, 4)
-        t[3] = np.cos(angle)
-        t[4] = np.sin(angle)
-        t[5] = 1.0 / (0.5 + 0.5 * uniform3(seed, i, j, 5))
+        t[0], t[1], t[2], t[3], t[4], t[5] = _landmass(seed, cols[n], rows[n], biases[n])
+
+
+def region_biases(
+    config: WorldConfig,
+    cols: np.ndarray,
+    rows: np.ndarray,
+    scale: int,
+    bias: float,
+    *,
+    across: int = 0,
+) -> np.ndarray:
+    """The slow part of the bias of the regions of ``scale`` squares (1:
+    squares, 2: blocks) ``(cols[n], rows[n])``: the mean ``bias`` and the
+    slow noise at their centres. ``across`` > 0 says that the regions are
+    a grid ``across`` columns wide, row by row (its slow noise is then
+    evaluated as a grid: the same values)."""
+    size = config.continent_size * scale
+    slow = Octaves(_SIZE_NOISE, 6.0 * config.continent_size, 2)
+    if across:
+        gx = (cols[:across] + 0.5) * size
+        gy = (rows[::across] + 0.5) * size
+        noise = slow.grid(config.seed, gx, gy, 0.0).ravel()
+    else:
+        noise = slow.points(config.seed, (cols + 0.5) * size, (rows + 0.5) * size, 0.0)
+    return bias + SLOW * noise
+
+
+def _region_seed(config: WorldConfig, scale: int) -> np.uint64:
+    return np.uint64(derive_seed(config.seed, _CELLS if scale == 1 else _CELLS + scale))
 
 
 def region_table(
@@ -157,22 +188,14 @@ def region_table(
 ) -> np.ndarray:
     """The landmasses of the regions of ``scale`` squares (1: squares, 2:
     blocks) ``(cols[n], rows[n])``: shape ``(n, ENTRIES)`` (see
-    :func:`_regions`). ``across`` > 0 says that the regions are a grid
-    ``across`` columns wide, row by row (its slow noise is then evaluated
-    as a grid: the same values)."""
-    size = config.continent_size * scale
-    slow = Octaves(_SIZE_NOISE, 6.0 * config.continent_size, 2)
-    if across:
-        gx = (cols[:across] + 0.5) * size
-        gy = (rows[::across] + 0.5) * size
-        noise = slow.grid(config.seed, gx, gy, 0.0).ravel()
-    else:
-        noise = slow.points(config.seed, (cols + 0.5) * size, (rows + 0.5) * size, 0.0)
-    biases = bias + SLOW * noise
+    :func:`_landmass`); ``across`` as for :func:`region_biases`."""
+    biases = region_biases(config, cols, rows, scale, bias, across=across)
     table = np.zeros((cols.size, ENTRIES))
-    tag = _CELLS if scale == 1 else _CELLS + scale
-    _regions(np.uint64(derive_seed(config.seed, tag)), cols, rows, biases, table)
+    _regions(_region_seed(config, scale), cols, rows, biases, table)
     return table
+
+
+_MADE = np.empty(0, dtype=np.uint64)  # the tables hold the landmasses
 
 
 @kernel
@@ -185,15 +208,18 @@ def _merges(seed, cols, rows):
 
 @kernel
 def _potential(
-    x, y, coast, squares, sq, blocks, bl, merged, K, margin, ramp, out
+    x, y, coast, squares, sq, blocks, bl, merged, seeds, K, margin, ramp, out
 ):  # fmt: skip
     # x, y: warped positions in squares. sq, bl: (first column, first row,
     # columns) of the tables of squares and of blocks (and merge flags),
-    # or columns 0 for tables with one row per sample. Neighbouring samples
-    # mostly share their region: its entries are read again only when the
-    # region changes.
+    # or columns 0 for tables with one row per sample. The tables hold
+    # each region's landmass (see _landmass), or with seeds (of squares,
+    # of blocks) given, only its slow bias, its landmass made here when a
+    # sample reads it. Neighbouring samples mostly share their region: its
+    # entries are read again only when the region changes.
     last = -1
     half = False
+    made = seeds.size == 0
     bias = cx = cy = cos = sin = aspect = m = 0.0
     for k in range(x.size):
         xk = x[k]
@@ -211,8 +237,13 @@ def _potential(
             key = k if sq[2] == 0 else (j - sq[1]) * sq[2] + (i - sq[0])
         if key != last:
             last = key
-            t = blocks[b] if half else squares[key]
-            bias, cx, cy, cos, sin, aspect = t[0], t[1], t[2], t[3], t[4], t[5]
+            if made:
+                t = blocks[b] if half else squares[key]
+                bias, cx, cy, cos, sin, aspect = t[0], t[1], t[2], t[3], t[4], t[5]
+            elif half:
+                bias, cx, cy, cos, sin, aspect = _landmass(seeds[1], i >> 1, j >> 1, blocks[b, 0])
+            else:
+                bias, cx, cy, cos, sin, aspect = _landmass(seeds[0], i, j, squares[key, 0])
             m = 0.5 * margin if half else margin
         if half:
             lx = 0.5 * xk - np.floor(0.5 * xk)
@@ -316,11 +347,22 @@ def continentalness(
     box = _locate(xs, ys, width, warp[0], warp[1], float(warp_scale), float(size), x, y)
     ci, cj, sq = _table_rows(x, y, box, 0)
     bi, bj, bl = _table_rows(x, y, box, 1)
-    squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]))
-    blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]))
     merged = _merges(np.uint64(derive_seed(config.seed, _MERGE)), bi, bj)
+    if 2 * ci.size > out.size:
+        # About a region per sample (the coarsest levels): each sample reads
+        # either its square or its block, so half of each table would never
+        # be read, and a table of as many rows as samples is fresh memory
+        # to fault in. The samples make their regions' landmasses from the
+        # slow biases instead (the same values).
+        squares = region_biases(config, ci, cj, 1, bias, across=int(sq[2])).reshape(-1, 1)
+        blocks = region_biases(config, bi, bj, 2, bias, across=int(bl[2])).reshape(-1, 1)
+        seeds = np.array([_region_seed(config, 1), _region_seed(config, 2)], dtype=np.uint64)
+    else:
+        squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]))
+        blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]))
+        seeds = _MADE
     _potential(
-        x, y, coast, squares, sq, blocks, bl, merged, envelope_height(config),
+        x, y, coast, squares, sq, blocks, bl, merged, seeds, envelope_height(config),
         config.margin / size, RAMP, out,
     )  # fmt: skip
     return out
