@@ -11,6 +11,7 @@ from worldgen.world import (
     WorldConfig,
     _continents,
     _fields,
+    _ranges,
     elevation,
     spawn,
     world_fields,
@@ -148,6 +149,52 @@ def test_continentalness_on_a_grid_equals_it_at_each_sample(step):
             _continents.region_table(WORLD, ci, cj, scale, -0.7, across=17),
             _continents.region_table(WORLD, ci, cj, scale, -0.7),
         )
+
+
+def test_regions_made_per_sample_equal_their_tables(monkeypatch):
+    # At the coarsest levels (a region per sample or so) the samples make
+    # their regions' landmasses instead of reading tables; the same
+    # samples among many more in one region (so that tables are made)
+    # give the same continentalness.
+    step = WORLD.continent_size
+    x0, y0 = spawn(WORLD)
+    cols, rows = sample_axes(Window(x0 - 20 * step, y0 - 15 * step, 40, 30, step))
+    xs, ys = (a.ravel() for a in np.meshgrid(cols, rows))
+    rng = np.random.default_rng(2)
+    coast = rng.normal(0.0, 0.5, xs.size)
+    warp = tuple(rng.normal(0.0, 0.1, xs.size) for _ in range(2))
+    tables = []
+    table = _continents.region_table
+    monkeypatch.setattr(
+        _continents, "region_table", lambda *a, **k: tables.append(1) or table(*a, **k)
+    )
+    alone = _continents.continentalness(WORLD, xs, ys, coast, warp)
+    assert not tables
+    many = 20 * xs.size
+    px, py, pc, wx, wy = (np.concatenate([v, np.full(many, v[0])]) for v in (xs, ys, coast, *warp))
+    padded = _continents.continentalness(WORLD, px, py, pc, (wx, wy))
+    assert len(tables) == 2
+    np.testing.assert_array_equal(padded[: xs.size], alone)
+
+
+def test_belts_hashing_their_sites_equal_belts_from_a_table(monkeypatch):
+    # Points far apart hash the sites around them (the nearest nine, and
+    # outer ones only when they may be nearer); the same points among many
+    # more near them read a table of sites: the same uplift.
+    tables = []
+    sites = _ranges._sites
+    monkeypatch.setattr(_ranges, "_sites", lambda *a: tables.append(1) or sites(*a))
+    rng = np.random.default_rng(4)
+    xs, ys = rng.uniform(-3e6, 3e6, (2, 3000))
+    alone = uplift_points(WORLD, xs, ys, 256.0)
+    assert not tables
+    many = rng.uniform(-3e6, 3e6, (2, 30 * xs.size))
+    with_table = uplift_points(
+        WORLD, np.concatenate([xs, many[0]]), np.concatenate([ys, many[1]]), 256.0
+    )
+    assert tables
+    np.testing.assert_array_equal(with_table[: xs.size], alone)
+    assert (alone > 0).mean() > 0.05
 
 
 @pytest.mark.parametrize("step", [1, 16])
