@@ -27,6 +27,7 @@ Region.box` is within :data:`REACH` cells (plus a step) of it.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -114,18 +115,19 @@ def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
         tall = 3.0 * solved.window.step
         far = (max(0.5 * solved.widest, min_hw) if seg.width.size else 0.0) + extra
         shown, north = _drainage.visible(config, region, min_area)
-        lo = int(np.searchsorted(north, y0 - far - tall, side="left"))
-        hi = int(np.searchsorted(north, y1 + far, side="right"))
-        if lo < hi:
-            _draw(
-                seg.points, seg.surface, seg.discharge, seg.depth, seg.width, seg.box,
-                shown[lo:hi], min_hw, cols, rows, float(step), carve, BANK, BANK_SLOPE,
-                best, depth, flow, bank,
-            )  # fmt: skip
+        if shown.size:
+            lo = int(north.searchsorted(y0 - far - tall, side="left"))
+            hi = int(north.searchsorted(y1 + far, side="right"))
+            if lo < hi:
+                _draw(
+                    seg.points, seg.surface, seg.discharge, seg.depth, seg.width, seg.box,
+                    shown[lo:hi], min_hw, cols, rows, float(step), carve, BANK, BANK_SLOPE,
+                    best, depth, flow, bank,
+                )  # fmt: skip
         j0, j1, i0, i1 = solved.lakes
-        if j0 <= j1:
-            _lakes(solved.lake, j0, j1, i0, i1, solved.window.x, solved.window.y,
-                   float(solved.window.step), cols, rows, lake)  # fmt: skip
+        g = solved.window
+        if j0 <= j1 and _meets(rows, g.y, g.step, j0, j1) and _meets(cols, g.x, g.step, i0, i1):
+            _lakes(solved.lake, j0, j1, i0, i1, g.x, g.y, float(g.step), cols, rows, lake)
     return _compose(elevation, best, depth, flow, bank, lake, carve)
 
 
@@ -206,6 +208,17 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
                     level = surface + slope * (dist - hw)
                     if level < bank[r, c0 + c]:
                         bank[r, c0 + c] = level
+
+
+def _meets(axis: np.ndarray, origin: int, step: int, first: int, last: int) -> bool:
+    """Whether samples at ``axis`` (ascending) read a drainage sample from
+    ``first`` to ``last`` on that axis (a drainage level whose samples sit
+    at the centres of blocks of ``step`` cells from ``origin``): as
+    :func:`_lakes` reads them, each sample the two around it."""
+    half = 0.5 * (step - 1.0)
+    lo = math.floor((float(axis[0]) - origin - half) / step)
+    hi = math.floor((float(axis[-1]) - origin - half) / step)
+    return hi + 1 >= first and lo <= last
 
 
 @kernel
