@@ -164,8 +164,12 @@ def _heap_room(heap, size):
     # The heap itself, or a copy twice as tall when it is full.
     if size < heap.shape[0]:
         return heap
+    # Copied by a loop: a slice assignment would compile numba's message
+    # for mismatched shapes (string formatting, about 5 s of a first run).
     bigger = np.empty((2 * heap.shape[0], 3), np.float64)
-    bigger[:size] = heap[:size]
+    for i in range(size):
+        for k in range(3):
+            bigger[i, k] = heap[i, k]
     return bigger
 
 
