@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from worldgen import threads
@@ -155,6 +155,43 @@ def test_parallel_equals_serial(index, ndim):
         parallel_points = noise(*np.meshgrid(*vectors[::-1], indexing="ij")[::-1])
     assert np.array_equal(bits(serial), bits(parallel))
     assert np.array_equal(bits(serial_points), bits(parallel_points))
+
+
+@pytest.mark.parametrize(("index", "ndim"), [c for c in CASES if c[1] in (2, 3)])
+def test_parallel_equals_serial_on_grids_of_several_chunks(index, ndim):
+    # Big enough for several chunks of rows (3D: one slice, and three),
+    # shared by the threads, and as many points.
+    noise = pick(index, 78)
+    sizes = {2: [(337, 211)], 3: [(337, 211, 3), (337, 211, 1)]}[ndim]
+    for counts in sizes:
+        vectors = [axis(-3.1, n, 0.173) for n in counts]
+        mesh = np.meshgrid(*vectors[::-1], indexing="ij")[::-1]
+        with threads(1):
+            serial = noise.grid(*vectors)
+            serial_points = noise(*mesh)
+        with threads(2):
+            parallel = noise.grid(*vectors)
+            parallel_points = noise(*mesh)
+        assert np.array_equal(bits(serial), bits(parallel))
+        assert np.array_equal(bits(serial_points), bits(parallel_points))
+
+
+@pytest.mark.parametrize(("index", "ndim"), [c for c in CASES if c[1] in (2, 3)])
+@settings(max_examples=20)
+@given(data=st.data())
+def test_rows_made_apart_equal_rows_of_the_whole_grid(index, ndim, data):
+    # A row's values do not depend on the rows made with it (several
+    # chunks of rows here, cut anywhere), nor on their chunk.
+    noise = pick(index, 79)
+    step = data.draw(grid_step)
+    x = axis(data.draw(grid_start), 1000, step)
+    y = axis(data.draw(grid_start), 90, step)
+    z = [axis(data.draw(grid_start), 2, step)] if ndim == 3 else []
+    whole = noise.grid(x, y, *z)
+    a = data.draw(st.integers(0, 89))
+    b = data.draw(st.integers(a + 1, 90))
+    part = noise.grid(x, y[a:b], *z)
+    assert np.array_equal(bits(part), bits(whole[..., a:b, :]))
 
 
 @given(seed=seeds)

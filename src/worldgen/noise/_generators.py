@@ -217,6 +217,8 @@ class Noise:
             if ndim == 1:
                 _sampling.points1(*plan, vectors[0], out)
             else:
+                if ndim == 2:
+                    plan = _sampling.classes_tag(plan, vectors[0])
                 _GRIDS[ndim](*plan, *vectors, out, numba.get_num_threads())
         return out
 

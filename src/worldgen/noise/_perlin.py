@@ -656,53 +656,64 @@ def _lattice_slot(held, cy, j, which):
 
 
 @kernel
-def perlin2_rows(
-    p, fx, ax, runs, fy, cy, j0, j1, hashes, slopes, codes, terms, scratch, target, first, classes,
-    reps, count,
+def perlin2_rows_classes(
+    p, fx, ax, fy, cy, j0, j1, hashes, scratch, target, first, classes, reps, count
 ):  # fmt: skip
+    """Rows ``j0:j1`` of a 2D grid into ``target[j - first]``, for an x
+    axis of fewer than SHORT_RUN samples a cell that takes few offsets in
+    its cells: ``classes, reps, count`` are its ``offset_classes`` (count
+    > 0); otherwise as :func:`perlin2_rows`.
+
+    Apart from perlin2_rows so that it is compiled only into the grid
+    drivers of grids that may use it (see ``worldgen.noise._sampling``):
+    it costs seconds of a first run.
+    """
+    width = fx.shape[1]
+    # Tables depend on the row's y offset only, and on such grids rows
+    # take few y offsets: keep the last CLASS_TABLES. Packed corner
+    # hashes depend on the lattice row only: keep the last two (rows in
+    # one cell share both; the next cell's low row is this one's high).
+    size = 128 * count
+    keys = np.full(CLASS_TABLES, np.nan)
+    slot = 0
+    packed = hashes.reshape(-1)
+    held = np.array([-1, -1], dtype=np.int64)
+    for j in range(j0, j1):
+        found = -1
+        for t in range(CLASS_TABLES):
+            if keys[t] == fy[0, j]:
+                found = t
+        if found < 0:
+            found = slot
+            slot = (slot + 1) % CLASS_TABLES
+            keys[found] = fy[0, j]
+            _class_table(
+                fx, reps, count, fy[0, j], fy[1, j], scratch[found * size : (found + 1) * size]
+            )
+        low, fresh = _lattice_slot(held, cy, j, 0)
+        if fresh:
+            _hash_index(p, ax, cy[0, j], packed[low * width : (low + 1) * width])
+        high, fresh = _lattice_slot(held, cy, j, 1)
+        if fresh:
+            _hash_index(p, ax, cy[1, j], packed[high * width : (high + 1) * width])
+        perlin2_row_classes(
+            classes, scratch[found * size : (found + 1) * size],
+            packed[low * width : (low + 1) * width],
+            packed[high * width : (high + 1) * width],
+            fy[2, j], target[j - first],
+        )  # fmt: skip
+
+
+@kernel
+def perlin2_rows(
+    p, fx, ax, runs, fy, cy, j0, j1, hashes, slopes, codes, terms, scratch, target, first
+):
     """Rows ``j0:j1`` of a 2D grid into ``target[j - first]``.
 
     ``fx, ax, runs`` describe the x axis and ``fy, cy`` the y axis (see
-    ``axis_table``); ``hashes``/``slopes`` hold one entry per run;
-    ``classes, reps, count`` are the x axis's ``offset_classes`` (count 0 if
-    there are too many).
+    ``axis_table``); ``hashes``/``slopes`` hold one entry per run.
     """
     width = fx.shape[1]
-    if width < SHORT_RUN * (runs.size - 1) and count > 0:
-        # Tables depend on the row's y offset only, and on such grids rows
-        # take few y offsets: keep the last CLASS_TABLES. Packed corner
-        # hashes depend on the lattice row only: keep the last two (rows in
-        # one cell share both; the next cell's low row is this one's high).
-        size = 128 * count
-        keys = np.full(CLASS_TABLES, np.nan)
-        slot = 0
-        packed = hashes.reshape(-1)
-        held = np.array([-1, -1], dtype=np.int64)
-        for j in range(j0, j1):
-            found = -1
-            for t in range(CLASS_TABLES):
-                if keys[t] == fy[0, j]:
-                    found = t
-            if found < 0:
-                found = slot
-                slot = (slot + 1) % CLASS_TABLES
-                keys[found] = fy[0, j]
-                _class_table(
-                    fx, reps, count, fy[0, j], fy[1, j], scratch[found * size : (found + 1) * size]
-                )
-            low, fresh = _lattice_slot(held, cy, j, 0)
-            if fresh:
-                _hash_index(p, ax, cy[0, j], packed[low * width : (low + 1) * width])
-            high, fresh = _lattice_slot(held, cy, j, 1)
-            if fresh:
-                _hash_index(p, ax, cy[1, j], packed[high * width : (high + 1) * width])
-            perlin2_row_classes(
-                classes, scratch[found * size : (found + 1) * size],
-                packed[low * width : (low + 1) * width],
-                packed[high * width : (high + 1) * width],
-                fy[2, j], target[j - first],
-            )  # fmt: skip
-        return
     changes = 0
     for j in range(j0 + 1, j1):
         changes += cy[0, j] != cy[0, j - 1]

@@ -24,6 +24,8 @@ depends on which thread runs it, so results do not depend on thread count.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import get_thread_id, prange, types
 from numba.extending import overload
@@ -33,11 +35,13 @@ from worldgen.noise._cellular import cellular2, cellular2_rows, cellular3
 from worldgen.noise._lattice import axis_table, offset_classes
 from worldgen.noise._perlin import (
     CLASS_TABLES,
+    SHORT_RUN,
     TERM_STRIDE,
     TERMS2,
     perlin1,
     perlin2,
     perlin2_rows,
+    perlin2_rows_classes,
     perlin3,
     perlin3_rows,
     perlin4,
@@ -47,7 +51,16 @@ from worldgen.noise._value import value1, value2, value2_rows, value3, value3_ro
 
 PERLIN, VALUE, SIMPLEX, CELLULAR = 0, 1, 2, 3
 KIND_TAGS = tuple(np.empty(0, dtype=t) for t in (np.int8, np.int16, np.int32, np.int64))
-_TAG_KIND = {types.int8: PERLIN, types.int16: VALUE, types.int32: SIMPLEX, types.int64: CELLULAR}
+# Perlin's tag for a 2D grid whose x axis may take few offsets in its cells
+# (see classes_tag): only its driver holds perlin2_rows_classes.
+PERLIN_CLASSES = np.empty(0, dtype=np.uint8)
+_TAG_KIND = {
+    types.int8: PERLIN,
+    types.uint8: PERLIN,
+    types.int16: VALUE,
+    types.int32: SIMPLEX,
+    types.int64: CELLULAR,
+}
 FBM, BILLOW, TURBULENCE, RIDGED = 0, 1, 2, 3
 
 # Most offset classes a 2D Perlin row may use (see perlin2_rows).
@@ -61,6 +74,48 @@ _CHUNK_SAMPLES = 32768
 
 def _kind(tag) -> int:
     return _TAG_KIND[tag.dtype]
+
+
+# Samples of the x axis that classes_tag looks at.
+_PROBE = 16
+
+
+def classes_tag(plan: tuple, xs: np.ndarray) -> tuple:
+    """``plan`` for :func:`grid2` over the x axis ``xs``: a Perlin plan
+    gets the PERLIN_CLASSES tag when an octave's x offsets in their cells
+    may take few enough values for ``offset_classes`` (at most
+    ``min(_MAX_CLASSES, len(xs) // 256)``; see ``_axes``). Judged from the
+    first samples: more values there rule it out, as on most grids (steps
+    that are no simple fraction of every octave's cell). The answer
+    changes which code is compiled, never a value."""
+    tag, _, _, _, _, freqs, offsets = plan[:7]
+    limit = min(_MAX_CLASSES, xs.size // 256)
+    if tag.dtype == np.int8 and limit > 0 and _few_offsets(xs, freqs, offsets, limit):
+        return (PERLIN_CLASSES, *plan[1:])
+    return plan
+
+
+@kernel
+def _few_offsets(xs, freqs, offsets, limit):
+    # Whether the first _PROBE samples of an octave take at most ``limit``
+    # offsets in their cells (computed as _axes and cells do).
+    n = min(xs.size, _PROBE)
+    seen = np.empty(n)
+    for o in range(freqs.size):
+        count = 0
+        for i in range(n):
+            v = xs[i] * freqs[o] + offsets[o, 0]
+            f = v - math.floor(v)
+            new = True
+            for q in range(count):
+                if seen[q] == f:
+                    new = False
+            if new:
+                seen[count] = f
+                count += 1
+        if count <= limit:
+            return True
+    return False
 
 
 @kernel
@@ -302,6 +357,23 @@ def rows2(tag, plan, X, Y, o, j0, j1, buffers, target, first):
 def _rows2(tag, plan, X, Y, o, j0, j1, buffers, target, first):
     """Rows ``j0:j1`` of octave ``o`` into ``target[j - first]``."""
     kind = _kind(tag)
+    if kind == PERLIN and tag.dtype == types.uint8:
+
+        def perlin_classes(tag, plan, X, Y, o, j0, j1, buffers, target, first):
+            scratch, hashes, slopes, codes, terms = buffers
+            runs = X[4][o, : X[5][o]]
+            if X[8][o] > 0 and X[1][o].shape[1] < SHORT_RUN * (runs.size - 1):
+                perlin2_rows_classes(
+                    plan[0][o], X[1][o], X[3][o], Y[1][o], Y[2][o], j0, j1, hashes, scratch,
+                    target, first, X[6][o], X[7][o], X[8][o],
+                )  # fmt: skip
+            else:
+                perlin2_rows(
+                    plan[0][o], X[1][o], X[3][o], runs, Y[1][o], Y[2][o], j0, j1, hashes,
+                    slopes, codes, terms, scratch, target, first,
+                )  # fmt: skip
+
+        return perlin_classes
     if kind == PERLIN:
 
         def perlin(tag, plan, X, Y, o, j0, j1, buffers, target, first):
@@ -309,7 +381,7 @@ def _rows2(tag, plan, X, Y, o, j0, j1, buffers, target, first):
             runs = X[4][o, : X[5][o]]
             perlin2_rows(
                 plan[0][o], X[1][o], X[3][o], runs, Y[1][o], Y[2][o], j0, j1, hashes, slopes,
-                codes, terms, scratch, target, first, X[6][o], X[7][o], X[8][o],
+                codes, terms, scratch, target, first,
             )  # fmt: skip
 
         return perlin

@@ -38,7 +38,7 @@ import numpy as np
 from worldgen._jit import kernel
 from worldgen.noise import Fractal, Perlin
 from worldgen.noise._generators import Plan
-from worldgen.noise._sampling import grid2, points2
+from worldgen.noise._sampling import classes_tag, grid2, points2
 from worldgen.noise._seed import derive_seed
 from worldgen.world._window import Window
 
@@ -142,7 +142,9 @@ class Octaves:
             return np.full((rows.size, cols.size), constant)
         out = np.empty((rows.size, cols.size))
         scale = 1.0 / self.wavelength
-        grid2(*plan, cols * scale, rows * scale, out, numba.get_num_threads())
+        xs = cols * scale
+        plan = classes_tag(plan, xs)
+        grid2(*plan, xs, rows * scale, out, numba.get_num_threads())
         if factor != 1.0:
             out *= factor
         if constant:
@@ -351,8 +353,18 @@ def interpolate(values, ix, wx, iy, wy, *, add=None) -> np.ndarray:
     window); plus ``add`` (of that shape), if given, in the same pass."""
     out = np.empty((iy.shape[0], ix.shape[0]))
     extra = _NOTHING if add is None else np.ascontiguousarray(add, dtype=np.float64)
-    _interpolate(np.ascontiguousarray(values, dtype=np.float64), ix, wx, iy, wy, extra, out)
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    # Read-only views: numba compiles a kernel once per set of argument
+    # types, and read-only is a type of its own (the cached axes are).
+    args = [_read_only(a) for a in (values, ix, wx, iy, wy, extra)]
+    _interpolate(*args, out)
     return out
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def octave_count(wavelength: float, finest: float, lacunarity: float = 1.93) -> int:
