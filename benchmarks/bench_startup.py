@@ -104,7 +104,9 @@ def main() -> None:
         "",
         *header(
             "python benchmarks/bench_startup.py --rounds "
-            f"{args.rounds}" + (" --compare OTHER/src" if args.compare else "")
+            f"{args.rounds}"
+            + (f" --commands {' '.join(args.commands)}" if args.commands != list(COMMANDS) else "")
+            + (" --compare OTHER/src" if args.compare else "")
         ),
         f"Load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}",
         "",
