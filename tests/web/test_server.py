@@ -199,16 +199,22 @@ def settled(measure, *, tolerance: int = 2 * 2**20, pause: float = 0.25, limit: 
 
 
 def _exports_spy(monkeypatch):
-    """Record each export's start and how it ended."""
+    """Record each export's start and how it ended; each stage of an export
+    takes at least a tenth of a second, as on a slow machine, so that an
+    export cannot finish before its client is seen gone."""
     import worldgen.web._export as export
 
     events = []
     original = export.write_map_set
 
-    def spy(*args, **kwargs):
+    def spy(*args, progress, **kwargs):
+        def slow(*stage):
+            time.sleep(0.1)
+            progress(*stage)
+
         events.append(("start", time.monotonic()))
         try:
-            result = original(*args, **kwargs)
+            result = original(*args, progress=slow, **kwargs)
         except export.Stopped:
             events.append(("stopped", time.monotonic()))
             raise
