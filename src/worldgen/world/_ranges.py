@@ -82,6 +82,23 @@ def _site(seed, i, j):
 
 
 @kernel
+def _keep_nearest(best, bi, bj, d, i, j):
+    # Insert site (i, j) at squared distance d into the three nearest so
+    # far (best ascending, with their sites in bi, bj), if it is nearer
+    # than the third.
+    if d < best[2]:
+        m = 2
+        while m > 0 and d < best[m - 1]:
+            best[m] = best[m - 1]
+            bi[m] = bi[m - 1]
+            bj[m] = bj[m - 1]
+            m -= 1
+        best[m] = d
+        bi[m] = i
+        bj[m] = j
+
+
+@kernel
 def _apart(v, lo):
     # How far v lies outside [lo + EDGE - SLACK, lo + 1 - EDGE + SLACK]: at
     # most its distance from any site coordinate of square lo on that axis.
@@ -133,16 +150,7 @@ def _uplift(
                     sx = sites[j - j0, i - i0, 0]
                     sy = sites[j - j0, i - i0, 1]
                     d = (x - sx) * (x - sx) + (y - sy) * (y - sy)
-                    if d < best[2]:
-                        m = 2
-                        while m > 0 and d < best[m - 1]:
-                            best[m] = best[m - 1]
-                            bi[m] = bi[m - 1]
-                            bj[m] = bj[m - 1]
-                            m -= 1
-                        best[m] = d
-                        bi[m] = i
-                        bj[m] = j
+                    _keep_nearest(best, bi, bj, d, i, j)
         else:
             bound = t0 = t1 = np.inf  # the three smallest of the nine, ascending
             for n in range(9):
@@ -170,16 +178,7 @@ def _uplift(
                             continue
                         sx, sy = _site(seed, i, j)
                         d = (x - sx) * (x - sx) + (y - sy) * (y - sy)
-                    if d < best[2]:
-                        m = 2
-                        while m > 0 and d < best[m - 1]:
-                            best[m] = best[m - 1]
-                            bi[m] = bi[m - 1]
-                            bj[m] = bj[m - 1]
-                            m -= 1
-                        best[m] = d
-                        bi[m] = i
-                        bj[m] = j
+                    _keep_nearest(best, bi, bj, d, i, j)
         w1 = np.exp(-(best[1] - best[0]) / temperature)
         w2 = np.exp(-(best[2] - best[0]) / temperature)
         total = 1.0 + w1 + w2
