@@ -82,20 +82,12 @@ def _site(seed, i, j):
 
 
 @kernel
-def _keep_nearest(best, bi, bj, d, i, j):
-    # Insert site (i, j) at squared distance d into the three nearest so
-    # far (best ascending, with their sites in bi, bj), if it is nearer
-    # than the third.
-    if d < best[2]:
-        m = 2
-        while m > 0 and d < best[m - 1]:
-            best[m] = best[m - 1]
-            bi[m] = bi[m - 1]
-            bj[m] = bj[m - 1]
-            m -= 1
-        best[m] = d
-        bi[m] = i
-        bj[m] = j
+def _site_at(seed, sites, i0, j0, i, j):
+    # The site of lattice square (i, j): from the table, or hashed where
+    # there is none (sites empty).
+    if sites.shape[0] > 0:
+        return sites[j - j0, i - i0, 0], sites[j - j0, i - i0, 1]
+    return _site(seed, i, j)
 
 
 @kernel
@@ -120,22 +112,17 @@ def _uplift(
     # strength_ij * w_i * w_j, a smooth belt along each bisector. Points
     # not needed (needed empty: all are) are left as they are.
     #
-    # The three nearest of the (2 SEARCH + 1)^2 sites around a point are
-    # kept in the order the squares are searched, row by row (the first
-    # found first among equals), from the table of sites or, where there
-    # is none, from their hashes. Hashing, the nine squares around the
-    # point's own are measured first: the third nearest of them bounds the
-    # third nearest of all, so a square whose every possible site (its
-    # jitter box) lies farther cannot hold one of the three, and its site
-    # is not hashed. Passing over a site that would not stay changes
-    # neither which three stay nor their order. (The two searches are
-    # written out: a helper taking the arrays cost more than the search.)
-    best = np.empty(3)
-    bi = np.empty(3, np.int64)
-    bj = np.empty(3, np.int64)
-    inner = np.empty(9)
+    # The three nearest of the (2 SEARCH + 1)^2 sites around a point, and
+    # their order: ascending distance, and among equal distances the
+    # first in the search order (the squares row by row). The nine squares
+    # around the point's own are measured first (from the table of sites,
+    # or where there is none from their hashes); the third nearest of them
+    # bounds the third nearest of all, so an outer square whose every
+    # possible site (its jitter box) lies farther cannot hold one of the
+    # three. Every outer site lies at least 1 + EDGE squares away across
+    # the point's own square's nearest side: when that is beyond the
+    # bound, no outer square is looked at (most points).
     every = needed.size == 0
-    table = sites.shape[0] > 0
     for k in range(xs.size):
         if not every and not needed[k]:
             continue
@@ -143,56 +130,72 @@ def _uplift(
         y = (ys[k] + wy[k]) / plate
         ci = int(np.floor(x))
         cj = int(np.floor(y))
-        best[:] = np.inf
-        if table:
-            for j in range(cj - SEARCH, cj + SEARCH + 1):
-                for i in range(ci - SEARCH, ci + SEARCH + 1):
-                    sx = sites[j - j0, i - i0, 0]
-                    sy = sites[j - j0, i - i0, 1]
-                    d = (x - sx) * (x - sx) + (y - sy) * (y - sy)
-                    _keep_nearest(best, bi, bj, d, i, j)
-        else:
-            bound = t0 = t1 = np.inf  # the three smallest of the nine, ascending
-            for n in range(9):
-                sx, sy = _site(seed, ci - 1 + n % 3, cj - 1 + n // 3)
+        # The three nearest as (distance, search order), in scalars.
+        d0 = d1 = d2 = np.inf
+        o0 = o1 = o2 = 0
+        for n in range(9):
+            r = n // 3
+            c = n - 3 * r
+            sx, sy = _site_at(seed, sites, i0, j0, ci - 1 + c, cj - 1 + r)
+            d = (x - sx) * (x - sx) + (y - sy) * (y - sy)
+            o = (r + 1) * (2 * SEARCH + 1) + (c + 1)
+            if d < d2:  # the nine come in search order: ties stay behind
+                if d < d1:
+                    d2, o2 = d1, o1
+                    if d < d0:
+                        d1, o1, d0, o0 = d0, o0, d, o
+                    else:
+                        d1, o1 = d, o
+                else:
+                    d2, o2 = d, o
+        fx = x - ci
+        fy = y - cj
+        m = min(min(fx, 1.0 - fx), min(fy, 1.0 - fy)) + (1.0 + PLATE_JITTER_EDGE - SLACK)
+        if m * m <= d2:
+            side = 2 * SEARCH + 1
+            bound = d2
+            for o in range(side * side):
+                r = o // side
+                c = o - side * r
+                if abs(r - SEARCH) <= 1 and abs(c - SEARCH) <= 1:
+                    continue
+                i = ci - SEARCH + c
+                j = cj - SEARCH + r
+                ax = _apart(x, float(i))
+                ay = _apart(y, float(j))
+                if ax * ax + ay * ay > bound:
+                    continue
+                sx, sy = _site_at(seed, sites, i0, j0, i, j)
                 d = (x - sx) * (x - sx) + (y - sy) * (y - sy)
-                inner[n] = d
-                if d < bound:
-                    if d < t1:
-                        bound = t1
-                        if d < t0:
-                            t1 = t0
-                            t0 = d
+                if d < d2 or (d == d2 and o < o2):
+                    if d < d1 or (d == d1 and o < o1):
+                        d2, o2 = d1, o1
+                        if d < d0 or (d == d0 and o < o0):
+                            d1, o1, d0, o0 = d0, o0, d, o
                         else:
-                            t1 = d
+                            d1, o1 = d, o
                     else:
-                        bound = d
-            for j in range(cj - SEARCH, cj + SEARCH + 1):
-                for i in range(ci - SEARCH, ci + SEARCH + 1):
-                    if abs(i - ci) <= 1 and abs(j - cj) <= 1:
-                        d = inner[(j - cj + 1) * 3 + (i - ci + 1)]
-                    else:
-                        ax = _apart(x, float(i))
-                        ay = _apart(y, float(j))
-                        if ax * ax + ay * ay > bound:
-                            continue
-                        sx, sy = _site(seed, i, j)
-                        d = (x - sx) * (x - sx) + (y - sy) * (y - sy)
-                    _keep_nearest(best, bi, bj, d, i, j)
-        w1 = np.exp(-(best[1] - best[0]) / temperature)
-        w2 = np.exp(-(best[2] - best[0]) / temperature)
+                        d2, o2 = d, o
+        w1 = np.exp(-(d1 - d0) / temperature)
+        w2 = np.exp(-(d2 - d0) / temperature)
         total = 1.0 + w1 + w2
         u = 0.0
         for a in range(3):
+            oa = o0 if a == 0 else (o1 if a == 1 else o2)
             wa = (1.0 if a == 0 else (w1 if a == 1 else w2)) / total
             for b in range(a + 1, 3):
+                ob = o1 if b == 1 else o2
                 wb = (w1 if b == 1 else w2) / total
                 if wa * wb < 1e-9:
                     continue
-                if bi[a] < bi[b] or (bi[a] == bi[b] and bj[a] < bj[b]):
-                    pi, pj, qi, qj = bi[a], bj[a], bi[b], bj[b]
+                ai = ci - SEARCH + oa % (2 * SEARCH + 1)
+                aj = cj - SEARCH + oa // (2 * SEARCH + 1)
+                bi = ci - SEARCH + ob % (2 * SEARCH + 1)
+                bj = cj - SEARCH + ob // (2 * SEARCH + 1)
+                if ai < bi or (ai == bi and aj < bj):
+                    pi, pj, qi, qj = ai, aj, bi, bj
                 else:
-                    pi, pj, qi, qj = bi[b], bj[b], bi[a], bj[a]
+                    pi, pj, qi, qj = bi, bj, ai, aj
                 beta = uniform3(pairs, pi, pj, (qi - pi + 8) * 32 + (qj - pj + 8))
                 strength = min(max((beta - (1.0 - share)) / 0.2, 0.0), 1.0)
                 u += 4.0 * strength * wa * wb
