@@ -1,5 +1,7 @@
 """The world model: continents, levels of detail, climate, biomes, exact windows."""
 
+import math
+
 import numba
 import numpy as np
 import pytest
@@ -16,6 +18,7 @@ from worldgen.world import (
     spawn,
     world_fields,
 )
+from worldgen.world._hash import uniform
 from worldgen.world._lod import sample_axes
 from worldgen.world._ranges import uplift_grid, uplift_points
 
@@ -195,6 +198,103 @@ def test_belts_hashing_their_sites_equal_belts_from_a_table(monkeypatch):
     assert tables
     np.testing.assert_array_equal(with_table[: xs.size], alone)
     assert (alone > 0).mean() > 0.05
+
+
+def _hashed_site(seed):
+    def site(i, j):
+        sx = i + 0.5 + _ranges.PLATE_JITTER * (2.0 * uniform(seed, i, j, 0) - 1.0)
+        sy = j + 0.5 + _ranges.PLATE_JITTER * (2.0 * uniform(seed, i, j, 1) - 1.0)
+        return sx, sy
+
+    return site
+
+
+def _slow_uplift(x, y, site, pairs, temperature, share, along):
+    # The belts' uplift at a point (in plates, warped) as the module
+    # docstring defines it, written plainly: all 25 sites around the
+    # point (site(i, j) gives square (i, j)'s), the three nearest by
+    # distance and then search order. Also says whether one of the three
+    # lies outside the nine squares around the point's own.
+    ci, cj = math.floor(x), math.floor(y)
+    found = []
+    for j in range(cj - 2, cj + 3):
+        for i in range(ci - 2, ci + 3):
+            sx, sy = site(i, j)
+            found.append(((x - sx) * (x - sx) + (y - sy) * (y - sy), len(found), i, j))
+    (d0, _, i0, j0), (d1, _, i1, j1), (d2, _, i2, j2) = sorted(found)[:3]
+    w1 = math.exp(-(d1 - d0) / temperature)
+    w2 = math.exp(-(d2 - d0) / temperature)
+    total = 1.0 + w1 + w2
+    weights = (1.0 / total, w1 / total, w2 / total)
+    near = ((i0, j0), (i1, j1), (i2, j2))
+    u = 0.0
+    for a in range(3):
+        for b in range(a + 1, 3):
+            if weights[a] * weights[b] < 1e-9:
+                continue
+            (pi, pj), (qi, qj) = sorted((near[a], near[b]))
+            beta = uniform(pairs, pi, pj, (qi - pi + 8) * 32 + (qj - pj + 8))
+            strength = min(max((beta - (1.0 - share)) / 0.2, 0.0), 1.0)
+            u += 4.0 * strength * weights[a] * weights[b]
+    outer = any(max(abs(i - ci), abs(j - cj)) == 2 for i, j in near)
+    return min(u, 1.0) * min(max(0.6 + 0.9 * along, 0.0), 1.0), outer
+
+
+_BELTS = {"pairs": 91, "temperature": 0.5, "share": 0.45}
+
+
+def _belts(x, y, along, sites=None, seed=77):
+    # The kernel at positions in plates (no warp), from a table of sites
+    # (its first square (-2, -2)) or hashing them.
+    out = np.zeros(x.size)
+    zero = np.zeros(x.size)
+    table = np.empty((0, 0, 2)) if sites is None else sites
+    _ranges._uplift(
+        x, y, zero, zero, along, np.empty(0, np.bool_), table, -2, -2, np.uint64(seed),
+        np.uint64(_BELTS["pairs"]), 1.0, _BELTS["temperature"], _BELTS["share"], out,
+    )  # fmt: skip
+    return out
+
+
+def test_belts_equal_a_plain_search_of_all_twenty_five_sites():
+    # The kernel measures the nine squares around a point and the outer
+    # sixteen only when they may hold one of the three nearest; a plain
+    # search of all 25 gives the same uplift (hashed sites).
+    rng = np.random.default_rng(11)
+    cells = rng.integers(-1000, 1000, (2, 400)).astype(np.float64)
+    x, y = cells + rng.uniform(0.0, 1.0, (2, 400))
+    along = rng.uniform(-1.0, 1.0, x.size)
+    slow = [
+        _slow_uplift(a, b, _hashed_site(77), along=c, **_BELTS)[0]
+        for a, b, c in zip(x, y, along, strict=True)
+    ]
+    np.testing.assert_array_equal(_belts(x, y, along), slow)
+    assert (np.array(slow) > 0).mean() > 0.05
+
+
+def test_belts_find_an_outer_site_among_the_three_nearest():
+    # Hashed sites seldom put an outer square's site among a point's three
+    # nearest; a table can. For points near the edges of square (0, 0),
+    # each square's site sits at the corner of its jitter box farthest
+    # from the point (the nine) or nearest to it (the outer sixteen).
+    lo, hi = _ranges.PLATE_JITTER_EDGE, 1.0 - _ranges.PLATE_JITTER_EDGE
+    used = 0
+    for x, y in [(0.5, 0.001), (0.999, 0.4), (0.3, 0.998), (0.002, 0.62), (0.6, 0.5)]:
+        sites = np.empty((5, 5, 2))
+        for j in range(-2, 3):
+            for i in range(-2, 3):
+                inner = max(abs(i), abs(j)) <= 1
+                corners = [(i + a, j + b) for a in (lo, hi) for b in (lo, hi)]
+                far = max if inner else min
+                sites[j + 2, i + 2] = far(corners, key=lambda p: math.hypot(p[0] - x, p[1] - y))
+        along = np.array([0.3])
+        fast = _belts(np.array([x]), np.array([y]), along, sites)
+        slow, outer = _slow_uplift(
+            x, y, lambda i, j, t=sites: tuple(t[j + 2, i + 2]), along=0.3, **_BELTS
+        )
+        assert fast[0] == slow
+        used += outer
+    assert used >= 3  # the outer squares' sites were among the three
 
 
 @pytest.mark.parametrize("step", [1, 16])
