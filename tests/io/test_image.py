@@ -51,10 +51,14 @@ def test_png_bytes_round_trip_through_pillow_and_refuse_other_arrays():
     images = [rng.integers(0, 256, size=shape, dtype=np.uint8) for shape in shapes]
     images.append(rng.integers(0, 65536, size=(6, 5), dtype=np.uint16))
     for image in images:
-        data = png_bytes(image)
-        assert data == png_bytes(image.copy())
-        with Image.open(io.BytesIO(data)) as decoded:
-            np.testing.assert_array_equal(np.asarray(decoded), image)
+        made = [png_bytes(image, row_filter=name) for name in ("up", "none")]
+        assert made[0] == png_bytes(image.copy())
+        assert made[0] != made[1]
+        for data in made:
+            with Image.open(io.BytesIO(data)) as decoded:
+                np.testing.assert_array_equal(np.asarray(decoded), image)
+    with pytest.raises(ValueError, match="row_filter"):
+        png_bytes(images[0], row_filter="paeth")
     bad = (
         np.zeros((4, 4)),
         np.zeros((4, 4, 2), np.uint8),

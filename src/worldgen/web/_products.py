@@ -253,9 +253,15 @@ def tile_image(
     return _map_tiles(config, layer, z, x, y, tiles)
 
 
+# Layers of flat colours (bands, biomes, ramps) deflate faster and smaller
+# with their rows unfiltered; heights and shades with the "up" filter.
+_UNFILTERED = frozenset({"colour", "biomes", "temperature", "rainfall"})
+
+
 def tile_png(config: MapConfig, layer: str, z: int, x: int, y: int) -> bytes:
     """:func:`tile_image` as PNG bytes: what the explorer serves."""
-    return png_bytes(tile_image(config, layer, z, x, y))
+    image = tile_image(config, layer, z, x, y)
+    return png_bytes(image, row_filter="none" if layer in _UNFILTERED else "up")
 
 
 def point_info(config: MapConfig, cell_x: int, cell_z: int) -> dict[str, object]:
