@@ -69,6 +69,7 @@ COAST = 2.2  # coast noise amplitude at roughness 1
 RAMP = 0.1  # the border envelope starts this far (in regions) from the border
 _FBM_BOUND = 1.0  # |2D Perlin fBm| stays below this
 OFFSET_MIN, OFFSET_MAX = -4.0, 2.0  # the calibrated mean bias lies between these
+LONG_RUN = 16  # samples in one region from which their loop is vectorised
 ENTRIES = 6  # per region: bias, centre x, centre y, cos, sin, 1 / aspect
 
 
@@ -207,6 +208,45 @@ def _merges(seed, cols, rows):
 
 
 @kernel
+def _dome(lx, ly, bias, cx, cy, cos, sin, aspect, coast, K, m, ramp):
+    # The potential at (lx, ly) in its region (in regions, from its
+    # corner): the dome, the coast noise and the border envelope. The
+    # envelope's value is taken only near the border (a select, not a
+    # branch, so that a loop over a run of samples is vectorised).
+    dx = lx - cx
+    dy = ly - cy
+    u = dx * cos + dy * sin
+    v = (dy * cos - dx * sin) * aspect
+    q = bias + DOME_HEIGHT * (1.0 - (u * u + v * v) / (DOME * DOME))
+    d = min(min(lx, 1.0 - lx), min(ly, 1.0 - ly))
+    h = 0.0
+    if d < ramp:
+        w = min(max((ramp - d) / (ramp - m), 0.0), 1.0)
+        h = w * w * w * (w * (w * 6.0 - 15.0) + 10.0)
+    return q + coast - K * h
+
+
+@kernel
+def _inside(x, y, x0, y0, x1, y1):
+    return (x0 <= x) & (x < x1) & (y0 <= y) & (y < y1)
+
+
+@kernel
+def _domes(x, y, coast, half, bias, cx, cy, cos, sin, aspect, K, m, ramp, out):
+    # The potential of a run of samples in one region (a block if half).
+    if half:
+        for k in range(x.size):
+            lx = 0.5 * x[k] - np.floor(0.5 * x[k])
+            ly = 0.5 * y[k] - np.floor(0.5 * y[k])
+            out[k] = _dome(lx, ly, bias, cx, cy, cos, sin, aspect, coast[k], K, m, ramp)
+    else:
+        for k in range(x.size):
+            lx = x[k] - np.floor(x[k])
+            ly = y[k] - np.floor(y[k])
+            out[k] = _dome(lx, ly, bias, cx, cy, cos, sin, aspect, coast[k], K, m, ramp)
+
+
+@kernel
 def _potential(
     x, y, coast, squares, sq, blocks, bl, merged, seeds, K, margin, ramp, out
 ):  # fmt: skip
@@ -218,7 +258,6 @@ def _potential(
     # sample reads it. Neighbouring samples mostly share their region: its
     # entries are read again only when the region changes.
     last = -1
-    half = False
     made = seeds.size == 0
     bias = cx = cy = cos = sin = aspect = m = 0.0
     for k in range(x.size):
@@ -251,17 +290,41 @@ def _potential(
         else:
             lx = xk - fx
             ly = yk - fy
-        dx = lx - cx
-        dy = ly - cy
-        u = dx * cos + dy * sin
-        v = (dy * cos - dx * sin) * aspect
-        q = bias + DOME_HEIGHT * (1.0 - (u * u + v * v) / (DOME * DOME))
-        d = min(min(lx, 1.0 - lx), min(ly, 1.0 - ly))
-        h = 0.0
-        if d < ramp:
-            w = min(max((ramp - d) / (ramp - m), 0.0), 1.0)
-            h = w * w * w * (w * (w * 6.0 - 15.0) + 10.0)
-        out[k] = q + coast[k] - K * h
+        out[k] = _dome(lx, ly, bias, cx, cy, cos, sin, aspect, coast[k], K, m, ramp)
+
+
+@kernel
+def _potential_runs(x, y, coast, squares, sq, blocks, bl, merged, K, margin, ramp, out):
+    # As _potential, for tables of regions of many samples each (grids of
+    # landmasses, sq[2] and bl[2] > 0): the samples are taken in runs that
+    # stay in one region, each run's entries read once and its samples
+    # taken in a loop without branches.
+    n = x.size
+    start = 0
+    while start < n:
+        fx = np.floor(x[start])
+        fy = np.floor(y[start])
+        i = int(fx)
+        j = int(fy)
+        b = ((j >> 1) - bl[1]) * bl[2] + ((i >> 1) - bl[0])
+        half = merged[b]
+        if half:
+            t = blocks[b]
+            # The block's cells: its squares' floors are 2I and 2I + 1.
+            x0, y0 = float((i >> 1) * 2), float((j >> 1) * 2)
+            x1, y1, m = x0 + 2.0, y0 + 2.0, 0.5 * margin
+        else:
+            t = squares[(j - sq[1]) * sq[2] + (i - sq[0])]
+            x0, y0, x1, y1, m = fx, fy, fx + 1.0, fy + 1.0, margin
+        end = start + 1
+        while end < n and _inside(x[end], y[end], x0, y0, x1, y1):
+            end += 1
+        # On views, so that the loop's indices are known not to be negative.
+        _domes(
+            x[start:end], y[start:end], coast[start:end], half, t[0], t[1], t[2], t[3], t[4],
+            t[5], K, m, ramp, out[start:end],
+        )  # fmt: skip
+        start = end
 
 
 @kernel
@@ -361,10 +424,15 @@ def continentalness(
         squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]))
         blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]))
         seeds = _MADE
-    _potential(
-        x, y, coast, squares, sq, blocks, bl, merged, seeds, envelope_height(config),
-        config.margin / size, RAMP, out,
-    )  # fmt: skip
+    K, margin = envelope_height(config), config.margin / size
+    if seeds.size == 0 and out.size >= LONG_RUN * LONG_RUN * ci.size:
+        # A square holds a patch of LONG_RUN x LONG_RUN samples or more on
+        # average: they are taken in runs.
+        _potential_runs(x, y, coast, squares, sq, blocks, bl, merged, K, margin, RAMP, out)
+    else:
+        _potential(
+            x, y, coast, squares, sq, blocks, bl, merged, seeds, K, margin, RAMP, out
+        )  # fmt: skip
     return out
 
 
