@@ -154,32 +154,37 @@ def test_continentalness_on_a_grid_equals_it_at_each_sample(step):
         )
 
 
-def test_continentalness_in_runs_equals_it_sample_by_sample():
+def test_continentalness_in_runs_equals_it_sample_by_sample(monkeypatch):
     # Where squares hold many samples each, the samples are taken in runs
-    # that stay in one region (a loop without branches); the same samples
-    # taken one by one give the same bytes, border envelope included.
+    # that stay in one region (on a grid row by row, their warped
+    # positions not kept), each run in a loop without branches; the same
+    # bytes as the samples taken one by one, border envelope included. A
+    # warp beyond its bound leaves the grid's runs for the samples located
+    # first: the same bytes again.
+    step = 1024  # rows across several squares and blocks
+    x0, y0 = spawn(WORLD)
+    cols, rows = sample_axes(Window(x0 - 150 * step, y0 - 100 * step, 300, 200, step))
+    xs, ys = (a.ravel() for a in np.meshgrid(cols, rows))
     rng = np.random.default_rng(5)
-    n = 40000
-    # Rows that cross squares and merged blocks, near and far from borders.
-    xs = np.repeat(rng.uniform(-6.0, 6.0, 40), n // 40) + rng.normal(0.0, 0.002, n).cumsum()
-    ys = np.repeat(rng.uniform(-6.0, 6.0, 40), n // 40) + rng.normal(0.0, 0.01, n)
-    coast = rng.normal(0.0, 0.5, n)
-    box = (int(np.floor(xs.min())), int(np.floor(ys.min())))
-    box += (int(np.floor(xs.max())), int(np.floor(ys.max())))
-    tables = []
-    for shift, scale in ((0, 1), (1, 2)):
-        ci, cj, rows = _continents._table_rows(xs, ys, box, shift)
-        assert rows[2] > 0  # grids of regions
-        tables += [_continents.region_table(WORLD, ci, cj, scale, -0.7, across=int(rows[2])), rows]
-    merged = _continents._merges(np.uint64(11), *_continents._table_rows(xs, ys, box, 1)[:2])
-    assert merged.any() and not merged.all()
-    squares, sq, blocks, bl = tables
-    args = (xs, ys, coast, squares, sq, blocks, bl, merged)
-    one_by_one, in_runs = np.empty(n), np.empty(n)
-    _continents._potential(*args, _continents._MADE, 3.0, 0.03, 0.1, one_by_one)
-    _continents._potential_runs(*args, 3.0, 0.03, 0.1, in_runs)
-    assert in_runs.tobytes() == one_by_one.tobytes()
-    assert (one_by_one < -1.0).any()  # the envelope lowers some samples
+    coast = rng.normal(0.0, 0.5, xs.size)
+    done = []
+    grid_runs = _continents._potential_grid
+    monkeypatch.setattr(
+        _continents, "_potential_grid", lambda *a: done.append(grid_runs(*a)) or done[-1]
+    )
+    for reach in (1.0, 3.0):
+        warp = tuple(rng.uniform(-reach, reach, xs.size) for _ in range(2))
+        scaled = tuple(_continents.WARP * w for w in warp)
+        on_grid = _continents.continentalness(
+            WORLD, cols, rows, coast, warp, grid=True, warp_scale=_continents.WARP
+        )
+        in_runs = _continents.continentalness(WORLD, xs, ys, coast, scaled)
+        with monkeypatch.context() as one:
+            one.setattr(_continents, "LONG_RUN", 10**6)
+            one_by_one = _continents.continentalness(WORLD, xs, ys, coast, scaled)
+        assert on_grid.tobytes() == one_by_one.tobytes() == in_runs.tobytes()
+        assert (one_by_one < -1.0).any() and (one_by_one > 0.0).any()
+    assert done == [True, False]
 
 
 def test_regions_made_per_sample_equal_their_tables(monkeypatch):

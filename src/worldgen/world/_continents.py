@@ -294,18 +294,32 @@ def _potential(
 
 
 @kernel
-def _potential_runs(x, y, coast, squares, sq, blocks, bl, merged, K, margin, ramp, out):
-    # As _potential, for tables of regions of many samples each (grids of
-    # landmasses, sq[2] and bl[2] > 0): the samples are taken in runs that
-    # stay in one region, each run's entries read once and its samples
-    # taken in a loop without branches.
+def _count_inside(x, y, x0, y0, x1, y1):
+    # How many samples lie in the cells [x0, x1) x [y0, y1) (a loop
+    # without branches).
+    count = 0
+    for k in range(x.size):
+        count += _inside(x[k], y[k], x0, y0, x1, y1)
+    return count
+
+
+@kernel
+def _runs(x, y, coast, squares, sq, blocks, bl, merged, K, margin, ramp, out):
+    # As _potential, for tables that are grids of regions of many samples
+    # each (sq[2] and bl[2] > 0): the samples are taken in runs that stay
+    # in one region, each run's entries read once and its samples taken in
+    # a loop without branches. False (the rest of out not written) if a
+    # sample's square is not in the table.
     n = x.size
+    rows = squares.shape[0] // sq[2]
     start = 0
     while start < n:
         fx = np.floor(x[start])
         fy = np.floor(y[start])
         i = int(fx)
         j = int(fy)
+        if not (sq[0] <= i < sq[0] + sq[2] and sq[1] <= j < sq[1] + rows):
+            return False
         b = ((j >> 1) - bl[1]) * bl[2] + ((i >> 1) - bl[0])
         half = merged[b]
         if half:
@@ -316,15 +330,50 @@ def _potential_runs(x, y, coast, squares, sq, blocks, bl, merged, K, margin, ram
         else:
             t = squares[(j - sq[1]) * sq[2] + (i - sq[0])]
             x0, y0, x1, y1, m = fx, fy, fx + 1.0, fy + 1.0, margin
-        end = start + 1
-        while end < n and _inside(x[end], y[end], x0, y0, x1, y1):
-            end += 1
+        # The run: most often all the rest (counted without branches), else
+        # up to the first sample outside the region.
+        end = n
+        if _count_inside(x[start + 1 :], y[start + 1 :], x0, y0, x1, y1) < n - start - 1:
+            end = start + 1
+            while end < n and _inside(x[end], y[end], x0, y0, x1, y1):
+                end += 1
         # On views, so that the loop's indices are known not to be negative.
         _domes(
             x[start:end], y[start:end], coast[start:end], half, t[0], t[1], t[2], t[3], t[4],
             t[5], K, m, ramp, out[start:end],
         )  # fmt: skip
         start = end
+    return True
+
+
+@kernel
+def _potential_grid(
+    xs, ys, wx, wy, scale, size, coast, squares, sq, blocks, bl, merged, K, margin, ramp, out
+):  # fmt: skip
+    # _runs on a grid of columns xs and rows ys (sample k = r W + c), row
+    # by row: each row's warped positions (as _locate's) made in a buffer,
+    # not kept. False if a sample's square is not in the table.
+    width = xs.size
+    columns = np.empty(width)
+    for c in range(width):
+        columns[c] = xs[c] / size
+    x = np.empty(width)
+    y = np.empty(width)
+    for r in range(ys.size):
+        row = r * width
+        yr = ys[r] / size
+        wxr = wx[row : row + width]
+        wyr = wy[row : row + width]
+        for c in range(width):
+            x[c] = columns[c] + scale * wxr[c]
+            y[c] = yr + scale * wyr[c]
+        done = _runs(
+            x, y, coast[row : row + width], squares, sq, blocks, bl, merged, K, margin, ramp,
+            out[row : row + width],
+        )  # fmt: skip
+        if not done:
+            return False
+    return True
 
 
 @kernel
@@ -363,6 +412,17 @@ def _cells(x, y, shift):
     return i, j
 
 
+def _grid_rows(box, shift: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every lattice cell (squares, or blocks with ``shift`` 1) of the box
+    of squares ``box``, row by row, and ``(first column, first row,
+    columns)``."""
+    i0, j0, i1, j1 = (v >> shift for v in box)
+    cols, rows = i1 - i0 + 1, j1 - j0 + 1
+    ci = np.tile(np.arange(i0, i0 + cols, dtype=np.int64), rows)
+    cj = np.repeat(np.arange(j0, j0 + rows, dtype=np.int64), cols)
+    return ci, cj, np.array([i0, j0, cols], dtype=np.int64)
+
+
 def _table_rows(x, y, box, shift: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The lattice cells (squares, or blocks with ``shift`` 1) to tabulate
     for samples at warped positions ``x, y`` whose squares lie in ``box``,
@@ -373,13 +433,14 @@ def _table_rows(x, y, box, shift: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     Returns the cells' columns and rows and ``(first column, first row,
     columns)``, columns 0 for one row per sample."""
     i0, j0, i1, j1 = (v >> shift for v in box)
-    cols, rows = i1 - i0 + 1, j1 - j0 + 1
-    if cols * rows <= 2 * x.size:
-        ci = np.tile(np.arange(i0, i0 + cols, dtype=np.int64), rows)
-        cj = np.repeat(np.arange(j0, j0 + rows, dtype=np.int64), cols)
-        return ci, cj, np.array([i0, j0, cols], dtype=np.int64)
+    if (i1 - i0 + 1) * (j1 - j0 + 1) <= 2 * x.size:
+        return _grid_rows(box, shift)
     ci, cj = _cells(x, y, shift)
     return ci, cj, np.zeros(3, dtype=np.int64)
+
+
+def _cell_count(box) -> int:
+    return (box[2] - box[0] + 1) * (box[3] - box[1] + 1)
 
 
 def continentalness(
@@ -404,13 +465,38 @@ def continentalness(
         return out
     if bias is None:
         bias = mean_bias(config.land_fraction, config.roughness)
+    K, margin = envelope_height(config), config.margin / size
+    merge_seed = np.uint64(derive_seed(config.seed, _MERGE))
     # Regions, dome and border are all taken at the warped position.
+    if grid:
+        # The squares the samples may reach: the axes' grown by the warp's
+        # bound. Where a square holds a patch of LONG_RUN x LONG_RUN samples
+        # or more on average, the samples are taken in runs, row by row,
+        # their warped positions not kept (the same values).
+        reach = abs(warp_scale) * _FBM_BOUND
+        ends = np.floor(
+            [xs.min() / size - reach, ys.min() / size - reach, xs.max() / size + reach,
+             ys.max() / size + reach]
+        )  # fmt: skip
+        box = tuple(int(v) for v in ends) if np.isfinite(ends).all() else None
+        if box is not None and out.size >= LONG_RUN * LONG_RUN * _cell_count(box):
+            ci, cj, sq = _grid_rows(box, 0)
+            bi, bj, bl = _grid_rows(box, 1)
+            merged = _merges(merge_seed, bi, bj)
+            squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]))
+            blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]))
+            if _potential_grid(
+                xs, ys, warp[0], warp[1], float(warp_scale), float(size), coast, squares, sq,
+                blocks, bl, merged, K, margin, RAMP, out,
+            ):  # fmt: skip
+                return out
+            # (A warp beyond its bound: the samples are located first.)
     x, y = np.empty(out.size), np.empty(out.size)
     width = xs.size if grid else 0
     box = _locate(xs, ys, width, warp[0], warp[1], float(warp_scale), float(size), x, y)
     ci, cj, sq = _table_rows(x, y, box, 0)
     bi, bj, bl = _table_rows(x, y, box, 1)
-    merged = _merges(np.uint64(derive_seed(config.seed, _MERGE)), bi, bj)
+    merged = _merges(merge_seed, bi, bj)
     if 2 * ci.size > out.size:
         # About a region per sample (the coarsest levels): each sample reads
         # either its square or its block, so half of each table would never
@@ -424,11 +510,8 @@ def continentalness(
         squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]))
         blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]))
         seeds = _MADE
-    K, margin = envelope_height(config), config.margin / size
     if seeds.size == 0 and out.size >= LONG_RUN * LONG_RUN * ci.size:
-        # A square holds a patch of LONG_RUN x LONG_RUN samples or more on
-        # average: they are taken in runs.
-        _potential_runs(x, y, coast, squares, sq, blocks, bl, merged, K, margin, RAMP, out)
+        _runs(x, y, coast, squares, sq, blocks, bl, merged, K, margin, RAMP, out)
     else:
         _potential(
             x, y, coast, squares, sq, blocks, bl, merged, seeds, K, margin, RAMP, out
