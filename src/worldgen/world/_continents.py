@@ -142,11 +142,25 @@ def _landmass(seed, i, j, bias):
 
 
 @kernel
-def _regions(seed, cols, rows, biases, table):
-    # The landmass of each region (i, j) = (cols[n], rows[n]) into table[n].
+def _regions(seed, cols, rows, biases, read, table):
+    # The landmass of each region (i, j) = (cols[n], rows[n]) into table[n]
+    # where read[n] (everywhere if read is empty; the other rows are left).
     for n in range(cols.size):
-        t = table[n]
-        t[0], t[1], t[2], t[3], t[4], t[5] = _landmass(seed, cols[n], rows[n], biases[n])
+        if read.size == 0 or read[n]:
+            t = table[n]
+            t[0], t[1], t[2], t[3], t[4], t[5] = _landmass(seed, cols[n], rows[n], biases[n])
+
+
+@kernel
+def _read_rows(cols, rows, shift, merged, bl, whole):
+    # Which rows of a table of squares (shift 1) or blocks (shift 0) of
+    # cells (cols[n], rows[n]) samples read: those whose block is merged
+    # (whole) or not, the blocks' merge flags in merged as in _potential.
+    read = np.empty(cols.size, dtype=np.bool_)
+    for n in range(cols.size):
+        b = n if bl[2] == 0 else ((rows[n] >> shift) - bl[1]) * bl[2] + ((cols[n] >> shift) - bl[0])
+        read[n] = merged[b] == whole
+    return read
 
 
 def region_biases(
@@ -186,13 +200,17 @@ def region_table(
     bias: float,
     *,
     across: int = 0,
+    read: np.ndarray | None = None,
 ) -> np.ndarray:
     """The landmasses of the regions of ``scale`` squares (1: squares, 2:
     blocks) ``(cols[n], rows[n])``: shape ``(n, ENTRIES)`` (see
-    :func:`_landmass`); ``across`` as for :func:`region_biases`."""
+    :func:`_landmass`); ``across`` as for :func:`region_biases`. With
+    ``read`` (bool, one per region), only the regions where it is true
+    (the other rows hold zeros)."""
     biases = region_biases(config, cols, rows, scale, bias, across=across)
     table = np.zeros((cols.size, ENTRIES))
-    _regions(_region_seed(config, scale), cols, rows, biases, table)
+    read = np.empty(0, dtype=np.bool_) if read is None else read
+    _regions(_region_seed(config, scale), cols, rows, biases, read, table)
     return table
 
 
@@ -507,8 +525,12 @@ def continentalness(
         blocks = region_biases(config, bi, bj, 2, bias, across=int(bl[2])).reshape(-1, 1)
         seeds = np.array([_region_seed(config, 1), _region_seed(config, 2)], dtype=np.uint64)
     else:
-        squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]))
-        blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]))
+        # Each sample reads its block if it is merged, else its square: the
+        # other regions' landmasses are not made.
+        read = _read_rows(ci, cj, 1, merged, bl, False)
+        squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]), read=read)
+        read = _read_rows(bi, bj, 0, merged, bl, True)
+        blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]), read=read)
         seeds = _MADE
     if seeds.size == 0 and out.size >= LONG_RUN * LONG_RUN * ci.size:
         _runs(x, y, coast, squares, sq, blocks, bl, merged, K, margin, RAMP, out)
