@@ -179,6 +179,14 @@ def _rise(land, uplift, ridge, hills, hilly, mountains, hill_amp):
 
 
 @kernel
+def _add_rise(land, uplift, ridge, hills, hilly, mountains, hill_amp, e):
+    # e + what ranges and hills add where the land factor is above 0, else
+    # e itself (a select, not a branch: loops of it are vectorised).
+    rise = _rise(land, uplift, ridge, hills, hilly, mountains, hill_amp)
+    return e + rise if land > 0.0 else e
+
+
+@kernel
 def _combine(
     c, uplift, ridge, hills, hilly, base, knots, changes, sigma, table, tab_e, tab_l,
     mountains, hill_amp, out,
@@ -188,12 +196,14 @@ def _combine(
     # knots ascend (see profile), so a knot above the sample ends its sum.
     if tab_e.size > 0:
         for k in range(c.size):
-            e = _read(tab_e, c[k])
             land = _read(tab_l, c[k])
-            if land > 0.0:
-                e += _rise(land, uplift[k], ridge[k], hills[k], hilly[k], mountains, hill_amp)
-            out[k] = e
+            out[k] = _add_rise(
+                land, uplift[k], ridge[k], hills[k], hilly[k], mountains, hill_amp,
+                _read(tab_e, c[k]),
+            )  # fmt: skip
     elif sigma == 0.0:
+        # The profile's sums first (they stop at different knots), then the
+        # land in a loop without branches.
         for k in range(c.size):
             e = base
             for q in range(knots.size):
@@ -201,11 +211,13 @@ def _combine(
                 if x < 0.0:
                     break  # the knots ascend: no later one adds anything
                 e += changes[q] * x
+            out[k] = e
+        for k in range(c.size):
             land = min(max(c[k] / LAND_RAMP, 0.0), 1.0)
             land = land * land * (3.0 - 2.0 * land)
-            if land > 0.0:
-                e += _rise(land, uplift[k], ridge[k], hills[k], hilly[k], mountains, hill_amp)
-            out[k] = e
+            out[k] = _add_rise(
+                land, uplift[k], ridge[k], hills[k], hilly[k], mountains, hill_amp, out[k]
+            )  # fmt: skip
     else:  # _profile and _land written out: the same values, twice as fast
         span = RAMP_SPAN * sigma
         for k in range(c.size):
@@ -225,7 +237,7 @@ def _combine(
                 - (x if x >= span else (0.0 if x <= -span else _ramp_mean(x, sigma, table)))
             )  # fmt: skip
             land = min(max(land / LAND_RAMP, 0.0), 1.0)
-            if land > 0.0:
+            if land > 0.0:  # (a branch: this loop is not vectorised)
                 e += _rise(land, uplift[k], ridge[k], hills[k], hilly[k], mountains, hill_amp)
             out[k] = e
 
