@@ -12,6 +12,7 @@ from worldgen.world import (
     Window,
     WorldConfig,
     _continents,
+    _elevation,
     _fields,
     _ranges,
     elevation,
@@ -152,6 +153,42 @@ def test_continentalness_on_a_grid_equals_it_at_each_sample(step):
             _continents.region_table(WORLD, ci, cj, scale, -0.7, across=17),
             _continents.region_table(WORLD, ci, cj, scale, -0.7),
         )
+
+
+@pytest.mark.parametrize("sigma", [0.0, 0.004, 0.05])
+def test_combine_equals_the_profile_and_land_factor_sample_by_sample(sigma):
+    # The combine's loops (full detail: knots, then the land without
+    # branches; in between; tables at coarse levels) give the bytes of the
+    # continental profile, the land factor and the rise taken per sample.
+    rng = np.random.default_rng(7)
+    knots, metres = _elevation.profile(WORLD)
+    changes = _elevation._slope_changes(knots, metres)
+    c = np.concatenate([rng.uniform(-0.6, 1.8, 3000), rng.normal(0.0, 0.04, 3000), knots])
+    uplift = rng.uniform(0.0, 1.0, c.size) * (rng.uniform(0.0, 1.0, c.size) < 0.5)
+    ridge, hills, hilly = rng.uniform(0.0, 1.0, c.size), *rng.normal(0.0, 0.5, (2, c.size))
+    base, ramp, mountains, hill_amp = float(metres[0]), _elevation._RAMP, 175.0, 29.0
+    tab_e = tab_l = np.empty(0)
+    if sigma >= _elevation.SMOOTH_FROM:
+        tab_e, tab_l = _elevation._smoothed(base, tuple(knots), tuple(changes), sigma)
+    out = np.empty(c.size)
+    _elevation._combine(
+        c, uplift, ridge, hills, hilly, base, knots, changes, sigma, ramp, tab_e, tab_l,
+        mountains, hill_amp, out,
+    )  # fmt: skip
+    expected = np.empty(c.size)
+    for k in range(c.size):
+        if tab_e.size:
+            e, land = _elevation._read(tab_e, c[k]), _elevation._read(tab_l, c[k])
+        else:
+            e = _elevation._profile(c[k], base, knots, changes, sigma, ramp)
+            land = _elevation._land(c[k], sigma, ramp)
+        if land > 0.0:
+            e += _elevation._rise(
+                land, uplift[k], ridge[k], hills[k], hilly[k], mountains, hill_amp
+            )  # fmt: skip
+        expected[k] = e
+    assert out.tobytes() == expected.tobytes()
+    assert (out > 0.0).any() and (out < 0.0).any()
 
 
 def test_continentalness_in_runs_equals_it_sample_by_sample(monkeypatch):
