@@ -343,15 +343,37 @@ def network(config: WorldConfig, region: Region) -> Network:
     return Network(seg, solved.lake, solved.window, widest, lakes)
 
 
+COMPACT = 0.25  # visible segments copied out when at most this share of a region's
+
+
+@dataclasses.dataclass(frozen=True)
+class Shown:
+    """A region's river segments that drain at least some area: ``index``
+    into ``segments`` (ascending, so sorted by their northern edges, as
+    every region's segments are) and those edges, ``north``."""
+
+    segments: Segments
+    index: np.ndarray
+    north: np.ndarray
+
+
 @functools.lru_cache(maxsize=4 * CACHED)
-def visible(config: WorldConfig, region: Region, min_area: float) -> tuple[np.ndarray, np.ndarray]:
-    """The indices of ``region``'s river segments that drain ``min_area``
-    cells or more (ascending, so sorted by their northern edges, as the
-    segments are) and those edges; kept, as the network is, for each
-    level's ``min_area``."""
+def visible(config: WorldConfig, region: Region, min_area: float) -> Shown:
+    """The river segments of ``region`` that drain ``min_area`` cells or
+    more; kept, as the network is, for each level's ``min_area``.
+
+    Where they are at most :data:`COMPACT` of the region's segments (the
+    big rivers that far-out levels draw), they are copied out in their
+    order, so that drawing a window reads them one after another rather
+    than scattered among the others (most of the cost at those levels);
+    the copies add at most that share of the network's size per level.
+    """
     seg = network(config, region).segments
     idx = np.flatnonzero(seg.area >= min_area)
-    return idx, np.ascontiguousarray(seg.box[idx, 1])
+    if idx.size <= COMPACT * seg.area.size:
+        seg = Segments(*(getattr(seg, f.name)[idx] for f in dataclasses.fields(seg)))
+        idx = np.arange(idx.size)
+    return Shown(seg, idx, np.ascontiguousarray(seg.box[idx, 1]))
 
 
 def _jittered(config: WorldConfig, window: Window) -> tuple[np.ndarray, np.ndarray]:

@@ -109,20 +109,20 @@ def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
         if bx1 + reach < x0 or x1 < bx0 - reach or by1 + reach < y0 or y1 < by0 - reach:
             continue
         solved = _drainage.network(config, region)
-        seg = solved.segments
         # Segments are sorted by their northern edge, and none is taller
         # than two drainage steps and a bit (jitter and the curve's swing).
         tall = 3.0 * solved.window.step
-        far = (max(0.5 * solved.widest, min_hw) if seg.width.size else 0.0) + extra
-        shown, north = _drainage.visible(config, region, min_area)
-        if shown.size:
-            lo = int(north.searchsorted(y0 - far - tall, side="left"))
-            hi = int(north.searchsorted(y1 + far, side="right"))
+        far = (max(0.5 * solved.widest, min_hw) if solved.segments.width.size else 0.0) + extra
+        shown = _drainage.visible(config, region, min_area)
+        if shown.index.size:
+            lo = int(shown.north.searchsorted(y0 - far - tall, side="left"))
+            hi = int(shown.north.searchsorted(y1 + far, side="right"))
             if lo < hi:
+                seg = shown.segments
                 _draw(
                     seg.points, seg.surface, seg.discharge, seg.depth, seg.width, seg.box,
-                    shown[lo:hi], min_hw, cols, rows, float(step), carve, BANK, BANK_SLOPE,
-                    best, depth, flow, bank,
+                    shown.index[lo:hi], min_hw, cols, rows, float(step), carve, BANK,
+                    BANK_SLOPE, best, depth, flow, bank,
                 )  # fmt: skip
         j0, j1, i0, i1 = solved.lakes
         g = solved.window
@@ -144,6 +144,8 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
     pieces = points.shape[1] - 1
     near = np.empty(cols.size)
     at = np.empty(cols.size)
+    first = np.empty(pieces, np.int64)
+    last = np.empty(pieces, np.int64)
     for s in order:
         hw = max(0.5 * widths[s], min_hw)
         reach = hw + (bank_cells if carve else 0.0)
@@ -152,30 +154,39 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
             or boxes[s, 1] - reach > wy1 or boxes[s, 3] + reach < wy0
         ):  # fmt: skip
             continue
-        bx0 = points[s, 0, 0]
-        bx1 = bx0
-        by0 = points[s, 0, 1]
-        by1 = by0
-        for k in range(1, pieces + 1):
-            bx0 = min(bx0, points[s, k, 0])
-            bx1 = max(bx1, points[s, k, 0])
-            by0 = min(by0, points[s, k, 1])
-            by1 = max(by1, points[s, k, 1])
-        c0 = max(int(np.ceil((bx0 - reach - x0) / step)), 0)
-        c1 = min(int(np.floor((bx1 + reach - x0) / step)), cols.size - 1)
-        r0 = max(int(np.ceil((by0 - reach - y0) / step)), 0)
-        r1 = min(int(np.floor((by1 + reach - y0) / step)), rows.size - 1)
+        c0 = max(int(np.ceil((boxes[s, 0] - reach - x0) / step)), 0)
+        c1 = min(int(np.floor((boxes[s, 2] + reach - x0) / step)), cols.size - 1)
+        r0 = max(int(np.ceil((boxes[s, 1] - reach - y0) / step)), 0)
+        r1 = min(int(np.floor((boxes[s, 3] + reach - y0) / step)), rows.size - 1)
         if c1 < c0:
             continue
-        # A row's samples piece by piece, each piece over the whole run of
-        # columns (a loop that vectorises): for every sample the same
-        # arithmetic, and the pieces in the same order, as one sample at a
-        # time.
-        xs = cols[c0 : c1 + 1]
+        # Each piece is measured only at the samples of a row within reach
+        # of its box (and a cell more, far above rounding): a piece farther
+        # from a sample than its reach is never the nearest one of a sample
+        # within reach, so every sample drawn has the nearest piece, the
+        # same distance and the same position along the curve as over the
+        # whole run. Each piece's run is a loop that vectorises.
+        far = reach + 1.0
         for r in range(r0, r1 + 1):
             y = rows[r]
-            near[: xs.size] = np.inf
-            at[: xs.size] = 0.0
+            lo = c1 + 1
+            hi = c0 - 1
+            for k in range(pieces):
+                ax = points[s, k, 0]
+                bx = points[s, k + 1, 0]
+                ay = points[s, k, 1]
+                by = points[s, k + 1, 1]
+                first[k] = c1 + 1
+                last[k] = c0 - 1
+                if min(ay, by) - y <= far and y - max(ay, by) <= far:
+                    first[k] = max(int(np.ceil((min(ax, bx) - far - x0) / step)), c0)
+                    last[k] = min(int(np.floor((max(ax, bx) + far - x0) / step)), c1)
+                    lo = min(lo, first[k])
+                    hi = max(hi, last[k])
+            if hi < lo:
+                continue
+            near[lo : hi + 1] = np.inf
+            at[lo : hi + 1] = 0.0
             for k in range(pieces):
                 ax = points[s, k, 0]
                 ay = points[s, k, 1]
@@ -183,8 +194,8 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
                 dy = points[s, k + 1, 1] - ay
                 length = dx * dx + dy * dy
                 cross = (y - ay) * dy
-                for c in range(xs.size):
-                    x = xs[c]
+                for c in range(first[k], last[k] + 1):
+                    x = cols[c]
                     u = 0.0
                     if length > 0.0:
                         u = min(max(((x - ax) * dx + cross) / length, 0.0), 1.0)
@@ -194,20 +205,20 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
                     if d < near[c]:
                         near[c] = d
                         at[c] = (k + u) / pieces
-            for c in range(xs.size):
+            for c in range(lo, hi + 1):
                 dist = np.sqrt(near[c])
                 if dist > reach:
                     continue
                 surface = ends[s, 0] + (ends[s, 1] - ends[s, 0]) * at[c]
                 if dist <= hw:
-                    if surface < best[r, c0 + c]:
-                        best[r, c0 + c] = surface
-                        depth[r, c0 + c] = depths[s]
-                        flow[r, c0 + c] = discharge[s]
+                    if surface < best[r, c]:
+                        best[r, c] = surface
+                        depth[r, c] = depths[s]
+                        flow[r, c] = discharge[s]
                 elif carve:
                     level = surface + slope * (dist - hw)
-                    if level < bank[r, c0 + c]:
-                        bank[r, c0 + c] = level
+                    if level < bank[r, c]:
+                        bank[r, c] = level
 
 
 def _meets(axis: np.ndarray, origin: int, step: int, first: int, last: int) -> bool:
