@@ -287,7 +287,8 @@ class MapConfig:
         ground = elevation(self.world, window)
         if not drawn(self.world, window):
             return ground, None
-        made = water(self.world, window, ground)  # as world_fields(..., rivers=True)
+        # As world_fields(..., rivers=True) draws them; a map reads no surfaces.
+        made = water(self.world, window, ground, surfaces=False)
         return made.ground, made.kind
 
     def unit_elevation(self, elevation: np.ndarray) -> np.ndarray:

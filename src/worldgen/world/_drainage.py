@@ -317,15 +317,18 @@ class Network:
     """What windows need of a region's drainage: its river segments, and
     its lake levels on the drainage samples of ``window`` (``-inf`` where
     there is no lake); ``widest`` is the widest segment's width (0 without
-    segments) and ``lakes`` the rows and columns ``(j0, j1, i0, i1)`` of
+    segments), ``lakes`` the rows and columns ``(j0, j1, i0, i1)`` of
     ``lake`` that hold every lake (end inclusive; ``j1 < j0`` when there
-    are none)."""
+    are none) and ``lake_rows`` (int64, (H, 2)) the first and last column
+    of a lake in each row of ``lake`` (the last before the first in rows
+    without one)."""
 
     segments: Segments
     lake: np.ndarray
     window: Window
     widest: float
     lakes: tuple[int, int, int, int]
+    lake_rows: np.ndarray
 
 
 @functools.lru_cache(maxsize=CACHED)
@@ -340,7 +343,13 @@ def network(config: WorldConfig, region: Region) -> Network:
     lakes = (0, -1, 0, -1)
     if rows.size:
         lakes = (int(rows[0]), int(rows[-1]), int(cols[0]), int(cols[-1]))
-    return Network(seg, solved.lake, solved.window, widest, lakes)
+    width = wet.shape[1]
+    lake_rows = np.empty((wet.shape[0], 2), np.int64)
+    lake_rows[:, 0] = np.where(wet.any(axis=1), wet.argmax(axis=1), width)
+    lake_rows[:, 1] = width - 1 - wet[:, ::-1].argmax(axis=1)
+    lake_rows[:, 1][lake_rows[:, 0] == width] = -1
+    lake_rows.flags.writeable = False
+    return Network(seg, solved.lake, solved.window, widest, lakes, lake_rows)
 
 
 COMPACT = 0.25  # visible segments copied out when at most this share of a region's

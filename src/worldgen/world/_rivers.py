@@ -67,27 +67,31 @@ class Water:
     ----------
     kind : uint8
         0 dry, 1 river, 2 lake, 3 sea.
-    surface : float64
+    surface : float64 or None
         Water surface (metres): the river's or the lake's level, 0 on the
-        sea, the ground elsewhere.
-    discharge : float32
-        m^3/s in rivers, 0 elsewhere.
+        sea, the ground elsewhere (None when not asked for).
+    discharge : float32 or None
+        m^3/s in rivers, 0 elsewhere (None when not asked for).
     ground : float64
         The elevation with river beds and banks carved (the model's at
         steps above :data:`CARVE_STEP`).
     """
 
     kind: np.ndarray
-    surface: np.ndarray
-    discharge: np.ndarray
+    surface: np.ndarray | None
+    discharge: np.ndarray | None
     ground: np.ndarray
 
 
-_NO_BANK = np.empty((0, 0))  # banks are drawn only where beds are carved
+_NO_FLOW = np.empty((0, 0), np.float32)  # discharge is recorded only when asked for
 
 
-def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
-    """The water of ``window`` whose model elevation is ``elevation``."""
+def water(
+    config: WorldConfig, window: Window, elevation: np.ndarray, *, surfaces: bool = True
+) -> Water:
+    """The water of ``window`` whose model elevation is ``elevation``
+    (``surfaces=False``: only the kinds and the ground, what a picture
+    reads; the surface and the discharge are then None)."""
     shape = window.shape
     step = window.step
     cols, rows = sample_axes(window)
@@ -96,14 +100,17 @@ def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
     y0, y1 = float(rows[0]) - half, float(rows[-1]) + half
     reach = REACH + step
     carve = step <= CARVE_STEP
-    best = np.full(shape, np.inf)  # river surface
-    depth = np.empty(shape)  # both read only where best was set, and set with it
-    flow = np.empty(shape)
-    bank = np.full(shape, np.inf) if carve else _NO_BANK
-    lake = np.full(shape, -np.inf)
+    elevation = np.ascontiguousarray(elevation, dtype=np.float64)
+    # Drawn in place: the lowest river surface (the water surface once
+    # composed), the ground (river beds and banks cut into the elevation as
+    # the rivers are drawn) and the winning river's discharge.
+    best = np.full(shape, np.inf)
+    ground = elevation.copy()
+    flow = np.zeros(shape, np.float32) if surfaces else _NO_FLOW
     min_area = max(_drainage.river_area(config), (VISIBLE * step) ** 2)
     extra = BANK if carve else 0.0
     min_hw = MIN_HALF_WIDTH * step
+    lakes = []
     for region in _drainage.regions_near(config, x0 - reach, y0 - reach, x1 + reach, y1 + reach):
         bx0, by0, bx1, by1 = region.box(config)
         if bx1 + reach < x0 or x1 < bx0 - reach or by1 + reach < y0 or y1 < by0 - reach:
@@ -122,26 +129,40 @@ def water(config: WorldConfig, window: Window, elevation: np.ndarray) -> Water:
                 _draw(
                     seg.points, seg.surface, seg.discharge, seg.depth, seg.width, seg.box,
                     shown.index[lo:hi], min_hw, cols, rows, float(step), carve, BANK,
-                    BANK_SLOPE, best, depth, flow, bank,
+                    BANK_SLOPE, best, ground, flow,
                 )  # fmt: skip
         j0, j1, i0, i1 = solved.lakes
         g = solved.window
         if j0 <= j1 and _meets(rows, g.y, g.step, j0, j1) and _meets(cols, g.x, g.step, i0, i1):
-            _lakes(solved.lake, j0, j1, i0, i1, g.x, g.y, float(g.step), cols, rows, lake)
-    return _compose(elevation, best, depth, flow, bank, lake, carve)
+            lakes.append(solved)
+    kind = np.empty(shape, np.uint8)
+    _compose(elevation, best, ground, flow, surfaces, kind)
+    for solved in lakes:
+        g = solved.window
+        _lakes(
+            solved.lake, solved.lake_rows, g.x, g.y, float(g.step), cols, rows, elevation,
+            surfaces, kind, best, ground, flow,
+        )  # fmt: skip
+    if surfaces:
+        return Water(kind, best, flow, ground)
+    return Water(kind, None, None, ground)
 
 
 @kernel
 def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, rows, step,
-          carve, bank_cells, slope, best, depth, flow, bank):  # fmt: skip
+          carve, bank_cells, slope, best, ground, flow):  # fmt: skip
     # The segments in order whose box, grown by their reach, meets the
-    # window's samples.
+    # window's samples. A river sample's ground is its bed (where beds are
+    # carved) and its flow the discharge (where ``flow`` is not empty) of
+    # the segment with the lowest surface, the first of those in order; a
+    # bank lowers the ground of samples no river has reached.
     x0 = cols[0]
     y0 = rows[0]
     half_step = 0.5 * step
     wx0, wx1 = x0 - half_step, cols[cols.size - 1] + half_step
     wy0, wy1 = y0 - half_step, rows[rows.size - 1] + half_step
     pieces = points.shape[1] - 1
+    flows = flow.size > 0
     near = np.empty(cols.size)
     at = np.empty(cols.size)
     first = np.empty(pieces, np.int64)
@@ -213,12 +234,14 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
                 if dist <= hw:
                     if surface < best[r, c]:
                         best[r, c] = surface
-                        depth[r, c] = depths[s]
-                        flow[r, c] = discharge[s]
-                elif carve:
+                        if carve:
+                            ground[r, c] = max(surface, 0.0) - depths[s]
+                        if flows:
+                            flow[r, c] = discharge[s]
+                elif carve and best[r, c] == np.inf:
                     level = surface + slope * (dist - hw)
-                    if level < bank[r, c]:
-                        bank[r, c] = level
+                    if level < ground[r, c]:
+                        ground[r, c] = level
 
 
 def _meets(axis: np.ndarray, origin: int, step: int, first: int, last: int) -> bool:
@@ -233,75 +256,64 @@ def _meets(axis: np.ndarray, origin: int, step: int, first: int, last: int) -> b
 
 
 @kernel
-def _lakes(levels, j0, j1, i0, i1, gx0, gy0, gstep, cols, rows, out):
-    # The highest lake level among the four drainage samples around each
-    # sample (the drainage window's samples sit at block centres); rows
-    # j0..j1 and columns i0..i1 of levels hold every lake, so samples whose
-    # four are all outside them are skipped (their levels are all -inf).
-    # Columns ascend, so the columns that read lakes are one run.
+def _lakes(levels, spans, gx0, gy0, gstep, cols, rows, elevation, surfaces, kind, surface,
+           ground, flow):  # fmt: skip
+    # Land samples below the highest lake level among the four drainage
+    # samples around them (the drainage window's samples sit at block
+    # centres) are lake: the water at that level (the highest of every
+    # region's), the ground uncarved and no flow. Only samples that read a
+    # lake are visited: in each row, the columns that read the lakes of the
+    # two drainage rows around it (``spans``: each drainage row's first and
+    # last lake column; columns ascend, so they are one run).
     height, width = levels.shape
     half = 0.5 * (gstep - 1.0)
     left = np.empty(cols.size, np.int64)
-    first = cols.size
-    last = -1
     for c in range(cols.size):
-        fx = (cols[c] - gx0 - half) / gstep
-        i = int(np.floor(fx))
-        left[c] = i
-        if i >= 0 and i + 1 < width and i + 1 >= i0 and i <= i1:
-            first = min(first, c)
-            last = c
+        left[c] = int(np.floor((cols[c] - gx0 - half) / gstep))
     for r in range(rows.size):
-        fy = (rows[r] - gy0 - half) / gstep
-        j = int(np.floor(fy))
-        if j < 0 or j + 1 >= height or j + 1 < j0 or j > j1:
+        j = int(np.floor((rows[r] - gy0 - half) / gstep))
+        if j < 0 or j + 1 >= height:
+            continue
+        a = max(min(spans[j, 0], spans[j + 1, 0]) - 1, 0)
+        b = min(max(spans[j, 1], spans[j + 1, 1]), width - 2)
+        if b < a:
             continue
         above = levels[j]
         below = levels[j + 1]
-        o = out[r]
-        for c in range(first, last + 1):
+        for c in range(np.searchsorted(left, a), np.searchsorted(left, b, side="right")):
             i = left[c]
             level = max(max(above[i], above[i + 1]), max(below[i], below[i + 1]))
-            if level > o[c]:
-                o[c] = level
+            e = elevation[r, c]
+            if e < level and kind[r, c] != 3:
+                if kind[r, c] != 2:
+                    kind[r, c] = 2
+                    ground[r, c] = e
+                    if surfaces:
+                        surface[r, c] = level
+                        flow[r, c] = 0.0
+                elif surfaces and level > surface[r, c]:
+                    surface[r, c] = level
 
 
 @kernel
-def _compose_kernel(elevation, best, depth, flow, bank, lake, carve, kind, surface, discharge, ground):  # fmt: skip
+def _compose(elevation, best, ground, flow, surfaces, kind):
+    # The sea, the rivers and the dry land (lakes go over them after); with
+    # surfaces, best becomes the water surface.
     height, width = elevation.shape
     for r in range(height):
         for c in range(width):
             e = elevation[r, c]
-            g = e
             if e < 0.0:
                 kind[r, c] = 3
-                surface[r, c] = 0.0
-            elif e < lake[r, c]:
-                kind[r, c] = 2
-                surface[r, c] = lake[r, c]
+                ground[r, c] = e
+                if surfaces:
+                    best[r, c] = 0.0
+                    flow[r, c] = 0.0
             elif best[r, c] < np.inf:
                 kind[r, c] = 1
-                s = max(best[r, c], 0.0)
-                surface[r, c] = s
-                discharge[r, c] = flow[r, c]
-                if carve:
-                    g = s - depth[r, c]
+                if surfaces:
+                    best[r, c] = max(best[r, c], 0.0)
             else:
                 kind[r, c] = 0
-                if carve and bank[r, c] < e:
-                    g = bank[r, c]
-                surface[r, c] = g
-            ground[r, c] = g
-
-
-def _compose(elevation, best, depth, flow, bank, lake, carve) -> Water:
-    shape = elevation.shape
-    kind = np.empty(shape, np.uint8)
-    surface = np.empty(shape)
-    discharge = np.zeros(shape, np.float32)
-    ground = np.empty(shape)
-    _compose_kernel(
-        np.ascontiguousarray(elevation, dtype=np.float64), best, depth, flow, bank, lake,
-        carve, kind, surface, discharge, ground,
-    )  # fmt: skip
-    return Water(kind, surface, discharge, ground)
+                if surfaces:
+                    best[r, c] = ground[r, c]
