@@ -100,21 +100,21 @@ def water(
     y0, y1 = float(rows[0]) - half, float(rows[-1]) + half
     reach = REACH + step
     carve = step <= CARVE_STEP
+    # Drawn in place: the kinds (the sea first, where nothing else is
+    # drawn), the ground (the elevation, river beds and banks cut into it
+    # as the rivers are drawn), the lowest river surface (the water surface
+    # at the end) and the winning river's discharge.
     elevation = np.ascontiguousarray(elevation, dtype=np.float64)
-    # Drawn in place: the lowest river surface (the water surface once
-    # composed), the ground (river beds and banks cut into the elevation as
-    # the rivers are drawn) and the winning river's discharge.
+    kind = np.empty(shape, np.uint8)
+    ground = np.empty(shape)
+    _sea(elevation, kind, ground)
     best = np.full(shape, np.inf)
-    ground = elevation.copy()
     flow = np.zeros(shape, np.float32) if surfaces else _NO_FLOW
     min_area = max(_drainage.river_area(config), (VISIBLE * step) ** 2)
     extra = BANK if carve else 0.0
     min_hw = MIN_HALF_WIDTH * step
     lakes = []
     for region in _drainage.regions_near(config, x0 - reach, y0 - reach, x1 + reach, y1 + reach):
-        bx0, by0, bx1, by1 = region.box(config)
-        if bx1 + reach < x0 or x1 < bx0 - reach or by1 + reach < y0 or y1 < by0 - reach:
-            continue
         solved = _drainage.network(config, region)
         # Segments are sorted by their northern edge, and none is taller
         # than two drainage steps and a bit (jitter and the curve's swing).
@@ -129,33 +129,33 @@ def water(
                 _draw(
                     seg.points, seg.surface, seg.discharge, seg.depth, seg.width, seg.box,
                     shown.index[lo:hi], min_hw, cols, rows, float(step), carve, BANK,
-                    BANK_SLOPE, best, ground, flow,
+                    BANK_SLOPE, kind, best, ground, flow,
                 )  # fmt: skip
         j0, j1, i0, i1 = solved.lakes
         g = solved.window
         if j0 <= j1 and _meets(rows, g.y, g.step, j0, j1) and _meets(cols, g.x, g.step, i0, i1):
             lakes.append(solved)
-    kind = np.empty(shape, np.uint8)
-    _compose(elevation, best, ground, flow, surfaces, kind)
     for solved in lakes:
         g = solved.window
         _lakes(
             solved.lake, solved.lake_rows, g.x, g.y, float(g.step), cols, rows, elevation,
             surfaces, kind, best, ground, flow,
         )  # fmt: skip
-    if surfaces:
-        return Water(kind, best, flow, ground)
-    return Water(kind, None, None, ground)
+    if not surfaces:
+        return Water(kind, None, None, ground)
+    _surface(kind, ground, best)
+    return Water(kind, best, flow, ground)
 
 
 @kernel
 def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, rows, step,
-          carve, bank_cells, slope, best, ground, flow):  # fmt: skip
+          carve, bank_cells, slope, kind, best, ground, flow):  # fmt: skip
     # The segments in order whose box, grown by their reach, meets the
-    # window's samples. A river sample's ground is its bed (where beds are
-    # carved) and its flow the discharge (where ``flow`` is not empty) of
-    # the segment with the lowest surface, the first of those in order; a
-    # bank lowers the ground of samples no river has reached.
+    # window's samples, over samples of land (kind 0 or 1). A river
+    # sample's ground is its bed (where beds are carved) and its flow the
+    # discharge (where ``flow`` is not empty) of the segment with the
+    # lowest surface, the first of those in order; a bank lowers the ground
+    # of dry samples.
     x0 = cols[0]
     y0 = rows[0]
     half_step = 0.5 * step
@@ -228,17 +228,18 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
                         at[c] = (k + u) / pieces
             for c in range(lo, hi + 1):
                 dist = np.sqrt(near[c])
-                if dist > reach:
+                if dist > reach or kind[r, c] == 3:
                     continue
                 surface = ends[s, 0] + (ends[s, 1] - ends[s, 0]) * at[c]
                 if dist <= hw:
                     if surface < best[r, c]:
                         best[r, c] = surface
+                        kind[r, c] = 1
                         if carve:
                             ground[r, c] = max(surface, 0.0) - depths[s]
                         if flows:
                             flow[r, c] = discharge[s]
-                elif carve and best[r, c] == np.inf:
+                elif carve and kind[r, c] == 0:
                     level = surface + slope * (dist - hw)
                     if level < ground[r, c]:
                         ground[r, c] = level
@@ -296,24 +297,28 @@ def _lakes(levels, spans, gx0, gy0, gstep, cols, rows, elevation, surfaces, kind
 
 
 @kernel
-def _compose(elevation, best, ground, flow, surfaces, kind):
-    # The sea, the rivers and the dry land (lakes go over them after); with
-    # surfaces, best becomes the water surface.
+def _sea(elevation, kind, ground):
+    # The ground starts as the elevation; below 0 is the sea, the rest dry.
     height, width = elevation.shape
     for r in range(height):
         for c in range(width):
             e = elevation[r, c]
-            if e < 0.0:
-                kind[r, c] = 3
-                ground[r, c] = e
-                if surfaces:
-                    best[r, c] = 0.0
-                    flow[r, c] = 0.0
-            elif best[r, c] < np.inf:
-                kind[r, c] = 1
-                if surfaces:
-                    best[r, c] = max(best[r, c], 0.0)
-            else:
-                kind[r, c] = 0
-                if surfaces:
-                    best[r, c] = ground[r, c]
+            ground[r, c] = e
+            kind[r, c] = 3 if e < 0.0 else 0
+
+
+@kernel
+def _surface(kind, ground, best):
+    # The water surface, in place of the rivers' lowest surfaces: 0 on the
+    # sea, a river's surface (never below 0), a lake's level (set by
+    # _lakes), the ground elsewhere.
+    height, width = kind.shape
+    for r in range(height):
+        for c in range(width):
+            k = kind[r, c]
+            if k == 3:
+                best[r, c] = 0.0
+            elif k == 1:
+                best[r, c] = max(best[r, c], 0.0)
+            elif k == 0:
+                best[r, c] = ground[r, c]
