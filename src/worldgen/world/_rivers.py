@@ -167,6 +167,8 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
     at = np.empty(cols.size)
     first = np.empty(pieces, np.int64)
     last = np.empty(pieces, np.int64)
+    top = np.empty(pieces, np.int64)
+    bottom = np.empty(pieces, np.int64)
     for s in order:
         hw = max(0.5 * widths[s], min_hw)
         reach = hw + (bank_cells if carve else 0.0)
@@ -181,27 +183,30 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
         r1 = min(int(np.floor((boxes[s, 3] + reach - y0) / step)), rows.size - 1)
         if c1 < c0:
             continue
-        # Each piece is measured only at the samples of a row within reach
-        # of its box (and a cell more, far above rounding): a piece farther
-        # from a sample than its reach is never the nearest one of a sample
-        # within reach, so every sample drawn has the nearest piece, the
-        # same distance and the same position along the curve as over the
-        # whole run. Each piece's run is a loop that vectorises.
+        # Each piece is measured only at the samples within reach of its
+        # box (and a cell more, far above rounding): a piece farther from a
+        # sample than its reach is never the nearest one of a sample within
+        # reach, so every sample drawn has the nearest piece, the same
+        # distance and the same position along the curve as over the whole
+        # rectangle. Each piece's run of a row is a loop that vectorises.
         far = reach + 1.0
+        for k in range(pieces):
+            ax = points[s, k, 0]
+            bx = points[s, k + 1, 0]
+            ay = points[s, k, 1]
+            by = points[s, k + 1, 1]
+            first[k] = max(int(np.ceil((min(ax, bx) - far - x0) / step)), c0)
+            last[k] = min(int(np.floor((max(ax, bx) + far - x0) / step)), c1)
+            top[k] = max(int(np.ceil((min(ay, by) - far - y0) / step)), r0)
+            bottom[k] = min(int(np.floor((max(ay, by) + far - y0) / step)), r1)
+            if last[k] < first[k]:  # no column within reach
+                bottom[k] = top[k] - 1
         for r in range(r0, r1 + 1):
             y = rows[r]
             lo = c1 + 1
             hi = c0 - 1
             for k in range(pieces):
-                ax = points[s, k, 0]
-                bx = points[s, k + 1, 0]
-                ay = points[s, k, 1]
-                by = points[s, k + 1, 1]
-                first[k] = c1 + 1
-                last[k] = c0 - 1
-                if min(ay, by) - y <= far and y - max(ay, by) <= far:
-                    first[k] = max(int(np.ceil((min(ax, bx) - far - x0) / step)), c0)
-                    last[k] = min(int(np.floor((max(ax, bx) + far - x0) / step)), c1)
+                if top[k] <= r <= bottom[k]:
                     lo = min(lo, first[k])
                     hi = max(hi, last[k])
             if hi < lo:
@@ -209,6 +214,8 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
             near[lo : hi + 1] = np.inf
             at[lo : hi + 1] = 0.0
             for k in range(pieces):
+                if r < top[k] or r > bottom[k]:
+                    continue
                 ax = points[s, k, 0]
                 ay = points[s, k, 1]
                 dx = points[s, k + 1, 0] - ax
