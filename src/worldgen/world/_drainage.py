@@ -319,16 +319,19 @@ class Network:
     there is no lake); ``widest`` is the widest segment's width (0 without
     segments), ``lakes`` the rows and columns ``(j0, j1, i0, i1)`` of
     ``lake`` that hold every lake (end inclusive; ``j1 < j0`` when there
-    are none) and ``lake_rows`` (int64, (H, 2)) the first and last column
-    of a lake in each row of ``lake`` (the last before the first in rows
-    without one)."""
+    are none). The lakes again, row by row in runs of samples: row j's
+    runs are ``lake_runs[run_start[j]:run_start[j + 1]]``, each ``(first
+    column, last column, offset)``, whose levels are ``run_levels[offset:
+    offset + last - first + 1]`` (the lake samples in row-major order)."""
 
     segments: Segments
     lake: np.ndarray
     window: Window
     widest: float
     lakes: tuple[int, int, int, int]
-    lake_rows: np.ndarray
+    run_start: np.ndarray
+    lake_runs: np.ndarray
+    run_levels: np.ndarray
 
 
 @functools.lru_cache(maxsize=CACHED)
@@ -343,13 +346,17 @@ def network(config: WorldConfig, region: Region) -> Network:
     lakes = (0, -1, 0, -1)
     if rows.size:
         lakes = (int(rows[0]), int(rows[-1]), int(cols[0]), int(cols[-1]))
-    width = wet.shape[1]
-    lake_rows = np.empty((wet.shape[0], 2), np.int64)
-    lake_rows[:, 0] = np.where(wet.any(axis=1), wet.argmax(axis=1), width)
-    lake_rows[:, 1] = width - 1 - wet[:, ::-1].argmax(axis=1)
-    lake_rows[:, 1][lake_rows[:, 0] == width] = -1
-    lake_rows.flags.writeable = False
-    return Network(seg, solved.lake, solved.window, widest, lakes, lake_rows)
+    edges = np.diff(np.pad(wet, ((0, 0), (1, 1))).view(np.int8), axis=1)
+    j, first = np.nonzero(edges == 1)
+    last = np.nonzero(edges == -1)[1] - 1
+    runs = np.empty((j.size, 3), np.int64)
+    runs[:, 0] = first
+    runs[:, 1] = last
+    runs[:, 2] = np.cumsum(last - first + 1) - (last - first + 1)
+    start = np.zeros(wet.shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(j, minlength=wet.shape[0]), out=start[1:])
+    levels = solved.lake[wet]
+    return Network(seg, solved.lake, solved.window, widest, lakes, start, runs, levels)
 
 
 COMPACT = 0.25  # visible segments copied out when at most this share of a region's

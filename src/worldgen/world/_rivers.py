@@ -138,8 +138,8 @@ def water(
     for solved in lakes:
         g = solved.window
         _lakes(
-            solved.lake, solved.lake_rows, g.x, g.y, float(g.step), cols, rows, elevation,
-            surfaces, kind, best, ground, flow,
+            solved.run_start, solved.lake_runs, solved.run_levels, g.width, g.height, g.x,
+            g.y, float(g.step), cols, rows, elevation, surfaces, kind, best, ground, flow,
         )  # fmt: skip
     if not surfaces:
         return Water(kind, None, None, ground)
@@ -264,43 +264,50 @@ def _meets(axis: np.ndarray, origin: int, step: int, first: int, last: int) -> b
 
 
 @kernel
-def _lakes(levels, spans, gx0, gy0, gstep, cols, rows, elevation, surfaces, kind, surface,
-           ground, flow):  # fmt: skip
+def _lakes(start, runs, levels, width, height, gx0, gy0, gstep, cols, rows, elevation,
+           surfaces, kind, surface, ground, flow):  # fmt: skip
     # Land samples below the highest lake level among the four drainage
-    # samples around them (the drainage window's samples sit at block
-    # centres) are lake: the water at that level (the highest of every
-    # region's), the ground uncarved and no flow. Only samples that read a
-    # lake are visited: in each row, the columns that read the lakes of the
-    # two drainage rows around it (``spans``: each drainage row's first and
-    # last lake column; columns ascend, so they are one run).
-    height, width = levels.shape
+    # samples around them (of a drainage window of height x width samples,
+    # at block centres) are lake: the water at that level (the highest of
+    # every region's), the ground uncarved and no flow. Only samples that
+    # read a lake are visited, run by run of lake samples in the two
+    # drainage rows around a row (``runs[start[j]:start[j + 1]]`` for row
+    # j, see Network); the window's columns ascend, so the samples that
+    # read a run are one run too. A sample is visited once for each of its
+    # rows with a lake, each time for the highest level of that row's two:
+    # it is lake where it is below either, at the highest of them.
     half = 0.5 * (gstep - 1.0)
     left = np.empty(cols.size, np.int64)
     for c in range(cols.size):
         left[c] = int(np.floor((cols[c] - gx0 - half) / gstep))
+    lo = max(left[0], 0)
+    hi = min(left[cols.size - 1], width - 2)
     for r in range(rows.size):
         j = int(np.floor((rows[r] - gy0 - half) / gstep))
         if j < 0 or j + 1 >= height:
             continue
-        a = max(min(spans[j, 0], spans[j + 1, 0]) - 1, 0)
-        b = min(max(spans[j, 1], spans[j + 1, 1]), width - 2)
-        if b < a:
-            continue
-        above = levels[j]
-        below = levels[j + 1]
-        for c in range(np.searchsorted(left, a), np.searchsorted(left, b, side="right")):
-            i = left[c]
-            level = max(max(above[i], above[i + 1]), max(below[i], below[i + 1]))
-            e = elevation[r, c]
-            if e < level and kind[r, c] != 3:
-                if kind[r, c] != 2:
-                    kind[r, c] = 2
-                    ground[r, c] = e
-                    if surfaces:
+        for q in range(start[j], start[j + 2]):
+            i0, i1, at = runs[q, 0], runs[q, 1], runs[q, 2]
+            if i1 < lo or i0 - 1 > hi:
+                continue
+            for c in range(
+                np.searchsorted(left, max(i0 - 1, lo)),
+                np.searchsorted(left, min(i1, hi), side="right"),
+            ):
+                i = left[c]
+                level = levels[at + i - i0] if i >= i0 else -np.inf
+                if i < i1:
+                    level = max(level, levels[at + i + 1 - i0])
+                e = elevation[r, c]
+                if e < level and kind[r, c] != 3:
+                    if kind[r, c] != 2:
+                        kind[r, c] = 2
+                        ground[r, c] = e
+                        if surfaces:
+                            surface[r, c] = level
+                            flow[r, c] = 0.0
+                    elif surfaces and level > surface[r, c]:
                         surface[r, c] = level
-                        flow[r, c] = 0.0
-                elif surfaces and level > surface[r, c]:
-                    surface[r, c] = level
 
 
 @kernel
