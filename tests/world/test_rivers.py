@@ -6,7 +6,8 @@ import numba
 import numpy as np
 import pytest
 
-from worldgen.world import Window, WorldConfig, _drainage, _rivers, world_fields
+from worldgen.world import Window, WorldConfig, _drainage, _elevation, _rivers, world_fields
+from worldgen.world._lod import sample_axes
 
 CONFIG = WorldConfig(seed=7)
 # Far origins: lattice positions of continent squares around the world.
@@ -223,3 +224,117 @@ def test_width_grows_with_discharge(far_windows):
     # and a big river's mouth is at least 3 cells wide at full detail
     assert max(_drainage.solve(CONFIG, r).segments.width.max()
                for r in _drainage.regions_near(CONFIG, 0, 0, 0, 0)) >= 3.0  # fmt: skip
+
+
+def _drawn_plainly(window: Window, elevation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """River samples and the ground of a window, drawn the plain way: every
+    visible segment near it, every piece of it, at every sample (lakes left
+    out: the caller compares where there is none)."""
+    step = window.step
+    cols, rows = sample_axes(window)
+    x, y = np.meshgrid(cols, rows)
+    carve = step <= _rivers.CARVE_STEP
+    min_area = max(_drainage.river_area(CONFIG), (_rivers.VISIBLE * step) ** 2)
+    min_hw = _rivers.MIN_HALF_WIDTH * step
+    best = np.full(x.shape, np.inf)
+    bed = np.zeros(x.shape)
+    bank = np.full(x.shape, np.inf)
+    margin = _rivers.REACH + 2 * step
+    near = _drainage.regions_near(
+        CONFIG, cols[0] - margin, rows[0] - margin, cols[-1] + margin, rows[-1] + margin
+    )
+    for region in near:
+        seg = _drainage.network(CONFIG, region).segments
+        for s in np.flatnonzero(seg.area >= min_area):
+            b = seg.box[s]
+            if (b[0] > cols[-1] + margin or b[2] < cols[0] - margin
+                    or b[1] > rows[-1] + margin or b[3] < rows[0] - margin):  # fmt: skip
+                continue
+            hw = max(0.5 * seg.width[s], min_hw)
+            dist = np.full(x.shape, np.inf)
+            at = np.zeros(x.shape)
+            pieces = seg.points.shape[1] - 1
+            for k in range(pieces):
+                (ax, ay), (bx, by) = seg.points[s, k], seg.points[s, k + 1]
+                dx, dy = bx - ax, by - ay
+                length = dx * dx + dy * dy
+                u = np.zeros(x.shape)
+                if length > 0.0:
+                    u = np.clip(((x - ax) * dx + (y - ay) * dy) / length, 0.0, 1.0)
+                ex, ey = ax + u * dx - x, ay + u * dy - y
+                d = ex * ex + ey * ey
+                closer = d < dist
+                dist[closer] = d[closer]
+                at[closer] = ((k + u) / pieces)[closer]
+            dist = np.sqrt(dist)
+            surface = seg.surface[s, 0] + (seg.surface[s, 1] - seg.surface[s, 0]) * at
+            wins = (dist <= hw) & (surface < best)
+            best[wins] = surface[wins]
+            bed[wins] = np.maximum(surface[wins], 0.0) - seg.depth[s]
+            if carve:
+                banks = (dist > hw) & (dist <= hw + _rivers.BANK)
+                level = surface + _rivers.BANK_SLOPE * (dist - hw)
+                bank[banks] = np.minimum(bank[banks], level[banks])
+    river = (best < np.inf) & (elevation >= 0.0)
+    ground = elevation.copy()
+    if carve:
+        ground[river] = bed[river]
+        dry = ~river & (elevation >= 0.0)
+        ground[dry] = np.minimum(elevation[dry], bank[dry])
+    return river, ground
+
+
+def _inland(window: Window) -> tuple[int, int]:
+    """A point on the biggest river above the sea near ``window``'s centre."""
+    cx, cy = window.x + window.width // 2, window.y + window.height // 2
+    seg = _drainage.network(CONFIG, _drainage.regions_near(CONFIG, cx, cy, cx, cy)[0]).segments
+    s = int(np.argmax(np.where(seg.surface[:, 1] > 2.0, seg.area, 0.0)))
+    return int(seg.points[s, 4, 0]), int(seg.points[s, 4, 1])
+
+
+@pytest.mark.parametrize("step", [1, 2, 4, 16, 256])
+def test_rivers_drawn_as_plainly_drawn(far_windows, step):
+    """Each segment measured only near itself, in place, gives the rivers
+    and the ground of every segment measured at every sample."""
+    for window in far_windows[:2]:
+        cx, cy = _inland(window)
+        small = Window(cx - 20 * step, cy - 16 * step, 40, 32, step)
+        elevation = _elevation.elevation(CONFIG, small)
+        made = _rivers.water(CONFIG, small, elevation)
+        river, ground = _drawn_plainly(small, elevation)
+        assert river.any()
+        dry = made.kind != _rivers.LAKE
+        assert np.array_equal(made.kind[dry] == _rivers.RIVER, river[dry])
+        assert np.array_equal(made.ground[dry], ground[dry])
+
+
+@pytest.mark.parametrize("step", [1, 4, 64])
+def test_kinds_and_ground_alone_are_the_same(far_windows, step):
+    """``surfaces=False`` (what pictures ask for) leaves out the surface
+    and the discharge, and changes nothing else."""
+    cx, cy = _inland(far_windows[1])
+    small = Window(cx - 64 * step, cy - 48 * step, 128, 96, step)
+    elevation = _elevation.elevation(CONFIG, small)
+    full = _rivers.water(CONFIG, small, elevation)
+    alone = _rivers.water(CONFIG, small, elevation, surfaces=False)
+    assert alone.surface is None and alone.discharge is None
+    assert alone.kind.tobytes() == full.kind.tobytes()
+    assert alone.ground.tobytes() == full.ground.tobytes()
+    assert (full.kind == _rivers.RIVER).any()
+
+
+def test_lake_runs_hold_the_lakes(far_windows):
+    """A network's runs of lake samples give back its lake grid exactly."""
+    lakes = 0
+    for window in far_windows[:6]:
+        cx, cy = window.x + window.width // 2, window.y + window.height // 2
+        for region in _drainage.regions_near(CONFIG, cx, cy, cx, cy):
+            net = _drainage.network(CONFIG, region)
+            grid = np.full(net.lake.shape, -np.inf)
+            for j in range(grid.shape[0]):
+                for first, last, at in net.lake_runs[net.run_start[j] : net.run_start[j + 1]]:
+                    assert first <= last and np.isneginf(grid[j, first : last + 1]).all()
+                    grid[j, first : last + 1] = net.run_levels[at : at + last - first + 1]
+            assert grid.tobytes() == net.lake.tobytes()
+            lakes += net.lake_runs.shape[0]
+    assert lakes > 0
