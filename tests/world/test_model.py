@@ -191,23 +191,24 @@ def test_combine_equals_the_profile_and_land_factor_sample_by_sample(sigma):
     assert (out > 0.0).any() and (out < 0.0).any()
 
 
-def test_continentalness_in_runs_equals_it_sample_by_sample(monkeypatch):
-    # Where squares hold many samples each, the samples are taken in runs
-    # that stay in one region (on a grid row by row, their warped
-    # positions not kept), each run in a loop without branches; the same
-    # bytes as the samples taken one by one, border envelope included. A
-    # warp beyond its bound leaves the grid's runs for the samples located
-    # first: the same bytes again.
-    step = 1024  # rows across several squares and blocks
+@pytest.mark.parametrize("step", [1024, 16384])
+def test_continentalness_in_runs_equals_it_sample_by_sample(monkeypatch, step):
+    # Where squares hold many samples each (step 1024), the samples are
+    # taken in runs that stay in one region, each run in a loop without
+    # branches; on a grid (both steps) row by row, their warped positions
+    # not kept. The same bytes as the samples taken one by one, border
+    # envelope included. A warp beyond its bound leaves the grid's rows for
+    # the samples located first: the same bytes again.
     x0, y0 = spawn(WORLD)
     cols, rows = sample_axes(Window(x0 - 150 * step, y0 - 100 * step, 300, 200, step))
     xs, ys = (a.ravel() for a in np.meshgrid(cols, rows))
     rng = np.random.default_rng(5)
     coast = rng.normal(0.0, 0.5, xs.size)
     done = []
-    grid_runs = _continents._potential_grid
+    by_rows = _continents._potential_grid
+    # (whether in runs, whether the rows were taken)
     monkeypatch.setattr(
-        _continents, "_potential_grid", lambda *a: done.append(grid_runs(*a)) or done[-1]
+        _continents, "_potential_grid", lambda *a: done.append((a[12], by_rows(*a))) or done[-1][1]
     )
     for reach in (1.0, 3.0):
         warp = tuple(rng.uniform(-reach, reach, xs.size) for _ in range(2))
@@ -221,7 +222,7 @@ def test_continentalness_in_runs_equals_it_sample_by_sample(monkeypatch):
             one_by_one = _continents.continentalness(WORLD, xs, ys, coast, scaled)
         assert on_grid.tobytes() == one_by_one.tobytes() == in_runs.tobytes()
         assert (one_by_one < -1.0).any() and (one_by_one > 0.0).any()
-    assert done == [True, False]
+    assert done == [(step == 1024, True), (step == 1024, False)]
 
 
 def test_regions_made_per_sample_equal_their_tables(monkeypatch):

@@ -366,12 +366,17 @@ def _runs(x, y, coast, squares, sq, blocks, bl, merged, K, margin, ramp, out):
 
 @kernel
 def _potential_grid(
-    xs, ys, wx, wy, scale, size, coast, squares, sq, blocks, bl, merged, K, margin, ramp, out
+    xs, ys, wx, wy, scale, size, coast, squares, sq, blocks, bl, merged, runs, K, margin, ramp,
+    out,
 ):  # fmt: skip
-    # _runs on a grid of columns xs and rows ys (sample k = r W + c), row
-    # by row: each row's warped positions (as _locate's) made in a buffer,
-    # not kept. False if a sample's square is not in the table.
+    # _runs (or with runs false _potential) on a grid of columns xs and
+    # rows ys (sample k = r W + c), row by row: each row's warped positions
+    # (as _locate's) made in a buffer, not kept. False if a sample's square
+    # is not in the tables (grids of regions).
     width = xs.size
+    x0, y0 = float(sq[0]), float(sq[1])
+    x1, y1 = x0 + sq[2], y0 + squares.shape[0] // sq[2]
+    seeds = np.empty(0, dtype=np.uint64)
     columns = np.empty(width)
     for c in range(width):
         columns[c] = xs[c] / size
@@ -385,10 +390,18 @@ def _potential_grid(
         for c in range(width):
             x[c] = columns[c] + scale * wxr[c]
             y[c] = yr + scale * wyr[c]
-        done = _runs(
-            x, y, coast[row : row + width], squares, sq, blocks, bl, merged, K, margin, ramp,
-            out[row : row + width],
-        )  # fmt: skip
+        if runs:
+            done = _runs(
+                x, y, coast[row : row + width], squares, sq, blocks, bl, merged, K, margin,
+                ramp, out[row : row + width],
+            )  # fmt: skip
+        else:
+            done = _count_inside(x, y, x0, y0, x1, y1) == width
+            if done:
+                _potential(
+                    x, y, coast[row : row + width], squares, sq, blocks, bl, merged, seeds, K,
+                    margin, ramp, out[row : row + width],
+                )  # fmt: skip
         if not done:
             return False
     return True
@@ -488,24 +501,28 @@ def continentalness(
     # Regions, dome and border are all taken at the warped position.
     if grid:
         # The squares the samples may reach: the axes' grown by the warp's
-        # bound. Where a square holds a patch of LONG_RUN x LONG_RUN samples
-        # or more on average, the samples are taken in runs, row by row,
-        # their warped positions not kept (the same values).
+        # bound. Where that box is a grid of regions of at most twice the
+        # samples, the samples are taken row by row, their warped positions
+        # not kept (the same values); in runs where a square holds a patch
+        # of LONG_RUN x LONG_RUN samples or more on average.
         reach = abs(warp_scale) * _FBM_BOUND
         ends = np.floor(
             [xs.min() / size - reach, ys.min() / size - reach, xs.max() / size + reach,
              ys.max() / size + reach]
         )  # fmt: skip
         box = tuple(int(v) for v in ends) if np.isfinite(ends).all() else None
-        if box is not None and out.size >= LONG_RUN * LONG_RUN * _cell_count(box):
+        if box is not None and 2 * _cell_count(box) <= out.size:
             ci, cj, sq = _grid_rows(box, 0)
             bi, bj, bl = _grid_rows(box, 1)
             merged = _merges(merge_seed, bi, bj)
-            squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]))
-            blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]))
+            read = _read_rows(ci, cj, 1, merged, bl, False)
+            squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]), read=read)
+            read = _read_rows(bi, bj, 0, merged, bl, True)
+            blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]), read=read)
+            runs = out.size >= LONG_RUN * LONG_RUN * ci.size
             if _potential_grid(
                 xs, ys, warp[0], warp[1], float(warp_scale), float(size), coast, squares, sq,
-                blocks, bl, merged, K, margin, RAMP, out,
+                blocks, bl, merged, runs, K, margin, RAMP, out,
             ):  # fmt: skip
                 return out
             # (A warp beyond its bound: the samples are located first.)
