@@ -515,11 +515,12 @@ def continentalness(
             ci, cj, sq = _grid_rows(box, 0)
             bi, bj, bl = _grid_rows(box, 1)
             merged = _merges(merge_seed, bi, bj)
-            read = _read_rows(ci, cj, 1, merged, bl, False)
-            squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]), read=read)
-            read = _read_rows(bi, bj, 0, merged, bl, True)
-            blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]), read=read)
             runs = out.size >= LONG_RUN * LONG_RUN * ci.size
+            # (A few regions in runs: all of them made, cheaper than choosing.)
+            read = None if runs else _read_rows(ci, cj, 1, merged, bl, False)
+            squares = region_table(config, ci, cj, 1, bias, across=int(sq[2]), read=read)
+            read = None if runs else _read_rows(bi, bj, 0, merged, bl, True)
+            blocks = region_table(config, bi, bj, 2, bias, across=int(bl[2]), read=read)
             if _potential_grid(
                 xs, ys, warp[0], warp[1], float(warp_scale), float(size), coast, squares, sq,
                 blocks, bl, merged, runs, K, margin, RAMP, out,
