@@ -78,6 +78,11 @@ def _error(status: int, message: str) -> JSONResponse:
 
 POLL = 0.1
 """Seconds between checks, while a request waits, that its client is still there."""
+GRACE = 0.05
+"""Seconds a running computation goes on once its last client has left, while
+every other waiting request checks its own client at once: a thread freed by
+the stop would otherwise start queued work whose client left at the same
+time but has not been seen gone yet."""
 _INTEGER = re.compile(r"-?[0-9]{1,30}")
 _TILE_INTEGER = re.compile(r"0|[1-9][0-9]{0,29}")
 
@@ -192,10 +197,11 @@ class Gone(Exception):
 class Work:
     """A computation on the pool, shared by the requests that wait for it."""
 
-    future: asyncio.Future
+    future: asyncio.Future | None  # set as soon as the work is submitted
     stop: threading.Event
     keep: Callable[[Any], None] | None
     waiters: int = 0
+    started: bool = False  # set by the pool's thread as it begins
 
 
 class Explorer:
@@ -219,6 +225,7 @@ class Explorer:
         self.product = product
         self.inflight = 0
         self._pending: dict[Any, Work] = {}
+        self._left: tuple[Any, asyncio.Event] | None = None  # (its loop, the event)
 
     async def run(
         self, key, fn: Callable[..., Any], *args, keep=None, request=None, stoppable=False
@@ -228,12 +235,14 @@ class Explorer:
         504 past the time limit. ``keep(result)``, if given, is called when
         the work succeeds, even after a 504 (so slow tiles still get cached).
 
-        While it waits, the call checks every :data:`POLL` seconds that the
-        client of ``request`` is still connected; when the last caller
-        waiting for the work has gone (or, for work without ``keep``, given
-        up at 504), the work is cancelled: dropped if it has not started,
-        and, if ``stoppable``, told to stop through ``fn(*args,
-        stop=event)`` (it raises once ``event`` is set)."""
+        While it waits, the call checks every :data:`POLL` seconds, and at
+        once when another request's client is seen gone, that the client of
+        ``request`` is still connected; when the last caller waiting for
+        the work has gone (or, for work without ``keep``, given up at 504),
+        the work is cancelled: dropped if it has not started, and, if
+        ``stoppable``, told to stop through ``fn(*args, stop=event)`` (it
+        raises once ``event`` is set), :data:`GRACE` seconds after its
+        client was seen gone."""
         work = self._pending.get(key)
         if work is None:
             if request is not None and await request.is_disconnected():
@@ -243,8 +252,15 @@ class Explorer:
             self.inflight += 1
             stop = threading.Event()
             call = functools.partial(fn, *args, **({"stop": stop} if stoppable else {}))
-            future = asyncio.get_running_loop().run_in_executor(self.pool, call)
-            work = self._pending[key] = Work(future, stop, keep)
+
+            made = Work(None, stop, keep)
+
+            def begin() -> Any:
+                made.started = True
+                return call()
+
+            future = made.future = asyncio.get_running_loop().run_in_executor(self.pool, begin)
+            work = self._pending[key] = made
 
             def done(f: asyncio.Future) -> None:
                 self.inflight -= 1
@@ -256,8 +272,12 @@ class Explorer:
             future.add_done_callback(done)
         work.waiters += 1
         late = False  # a 504: tiles are still made and kept
+        gone = False
         try:
             return await self._wait(work, request)
+        except Gone:
+            gone = True
+            raise
         except TimeoutError:
             late = work.keep is not None
             raise ClientError(504, f"tile took longer than {self.timeout:g} s; retry") from None
@@ -266,20 +286,52 @@ class Explorer:
         finally:
             work.waiters -= 1
             if not work.waiters and not work.future.done() and not late:
-                self._cancel(key, work)
+                if gone and work.started:
+                    # Queued work whose clients left too is dropped before
+                    # this stop frees a thread for it (see GRACE).
+                    self._seen_gone()
+                    try:
+                        await asyncio.sleep(GRACE)
+                    finally:
+                        if not work.waiters and not work.future.done():
+                            self._cancel(key, work)
+                else:
+                    self._cancel(key, work)
 
     async def _wait(self, work: Work, request) -> Any:
+        # Wakes every POLL seconds, or at once when another request has
+        # found its client gone, to check that this one's is still there.
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.timeout
         while True:
             left = deadline - loop.time()
             if left <= 0:
                 raise TimeoutError
-            done, _ = await asyncio.wait({work.future}, timeout=min(POLL, left))
-            if done:
+            woken = asyncio.ensure_future(self._departures(loop).wait())
+            try:
+                await asyncio.wait(
+                    {work.future, woken}, timeout=min(POLL, left), return_when="FIRST_COMPLETED"
+                )
+            finally:
+                woken.cancel()
+            if work.future.done():
                 return work.future.result()
             if request is not None and await request.is_disconnected():
+                self._seen_gone()
                 raise Gone
+
+    def _departures(self, loop) -> asyncio.Event:
+        """The event that wakes the requests waiting in ``loop`` when a
+        client is seen gone (one per loop: an app may serve from several)."""
+        if self._left is None or self._left[0] is not loop:
+            self._left = (loop, asyncio.Event())
+        return self._left[1]
+
+    def _seen_gone(self) -> None:
+        """Wake every waiting request to check its client now."""
+        if self._left is not None:
+            self._left[1].set()
+            self._left = None
 
     def _cancel(self, key, work: Work) -> None:
         work.stop.set()
