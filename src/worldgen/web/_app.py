@@ -287,9 +287,9 @@ class Explorer:
             work.waiters -= 1
             if not work.waiters and not work.future.done() and not late:
                 if gone and work.started:
-                    # Queued work whose clients left too is dropped before
-                    # this stop frees a thread for it (see GRACE).
-                    self._seen_gone()
+                    # The other waiting requests, woken by _wait as it saw
+                    # the client gone, drop queued work whose clients left
+                    # too before this stop frees a thread for it (GRACE).
                     try:
                         await asyncio.sleep(GRACE)
                     finally:
@@ -310,7 +310,9 @@ class Explorer:
             woken = asyncio.ensure_future(self._departures(loop).wait())
             try:
                 await asyncio.wait(
-                    {work.future, woken}, timeout=min(POLL, left), return_when="FIRST_COMPLETED"
+                    {work.future, woken},
+                    timeout=min(POLL, left),
+                    return_when=asyncio.FIRST_COMPLETED,
                 )
             finally:
                 woken.cancel()
