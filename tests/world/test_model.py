@@ -110,6 +110,30 @@ def test_a_window_equals_the_crop_of_a_bigger_one(step):
         np.testing.assert_array_equal(getattr(alone, name), getattr(whole, name)[crop], name)
 
 
+@pytest.mark.parametrize(
+    "window, rows",
+    [
+        (Window(-256, -131328, 258, 258, 256), 2),  # explorer tile (8, 128, 126)
+        (Window(-40992, -32800, 258, 258, 32), 37),  # tile (11, 1019, 1020)
+    ],
+)
+def test_the_elevation_made_in_thin_strips_is_the_same(window, rows):
+    # elevation() evaluates the ridges and hills only on the rectangle of
+    # samples that need them, which every strip draws anew: the belts'
+    # splines once overshot below 0 at a belt's edge, where the ridges then
+    # counted though the rectangle left them out (9 samples differed here).
+    whole = elevation(WORLD, window)
+    strips = [
+        elevation(WORLD, Window(window.x, window.y + r * window.step, window.width,
+                                min(rows, window.height - r), window.step))
+        for r in range(0, window.height, rows)
+    ]  # fmt: skip
+    np.testing.assert_array_equal(np.concatenate(strips), whole)
+    x, y = sample_axes(window)
+    uplift = uplift_grid(WORLD, x, y, window.step)
+    assert uplift.min() >= 0.0 and uplift.max() <= 1.0
+
+
 @pytest.mark.parametrize("step", [1, 16, 256, 4096, 16384])
 def test_the_elevation_alone_equals_the_fields_elevation(step):
     # elevation() evaluates the mountain belts only where the land needs
@@ -481,7 +505,9 @@ def _straight_runs(biome: np.ndarray, length: int = 64) -> int:
 def biome_places():
     """Six places where several biomes meet: land samples of an overview
     around the spawn where the biome at 512 cells a sample changes, from
-    the coldest to the warmest."""
+    the coldest to the warmest; of those near each sixth of the way, the
+    first whose 512 cells hold two biomes or more at 8 cells a sample (the
+    border at full detail need not lie within one overview sample of it)."""
     step = 512
     x0, y0 = spawn(WORLD)
     window = Window(x0 - 256 * step, y0 - 256 * step, 512, 512, step)
@@ -492,8 +518,16 @@ def biome_places():
     mixed &= ~fields.water
     rows, cols = np.nonzero(mixed)
     order = np.argsort(fields.temperature[rows, cols], kind="stable")
-    picks = order[np.linspace(0, order.size - 1, 6).astype(int)]
-    return [(window.x + int(cols[k]) * step, window.y + int(rows[k]) * step) for k in picks]
+    places = []
+    for start in np.linspace(0, order.size - 1, 6).astype(int):
+        for k in order[start : start + 20] if start < order.size - 20 else order[start::-1]:
+            x, y = window.x + int(cols[k]) * step, window.y + int(rows[k]) * step
+            look = world_fields(WORLD, Window(x - 256, y - 256, 64, 64, 8))
+            if len(np.unique(look.biome)) >= 2:
+                places.append((x, y))
+                break
+    assert len(places) == 6
+    return places
 
 
 @pytest.mark.parametrize("index", range(6))

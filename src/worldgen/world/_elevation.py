@@ -312,9 +312,11 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift, grid: bo
         tab_e, tab_l = _smoothed(float(metres[0]), tuple(knots), tuple(changes), sigma)
     else:
         tab_e = tab_l = np.empty(0)
-    threshold = -RAMP_SPAN * sigma
+    # At or below this continentalness the land factor is 0: where the
+    # land's noises may be left at their means.
+    threshold = _land_from(-RAMP_SPAN * sigma, tab_l)
     if callable(uplift):
-        uplift = uplift(c > _land_from(threshold, tab_l))
+        uplift = uplift(c > threshold)
     land, belts = _land_masks(c, uplift, threshold)
     ridge = noise(ridge_noise(config), belts)
     hilly = noise(hilliness_noise(config), land)

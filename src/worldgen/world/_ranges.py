@@ -271,7 +271,7 @@ def uplift_grid(
     *,
     where: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Uplift on the grid of cell positions ``cols`` x ``rows`` (sample
+    """Uplift in [0, 1] on the grid of cell positions ``cols`` x ``rows`` (sample
     centres of a window at ``step``), interpolated from the aligned grid;
     with ``where`` (bool, ``(len(rows), len(cols))``), right only where it
     is true (the grid points no such sample reads are left at 0)."""
@@ -290,7 +290,11 @@ def uplift_grid(
             gy.size, gx.size
         )
 
-    return on_coarse_grid(field, cols, rows, g, where=where)
+    # The splines overshoot where a belt's edge meets the flat between
+    # belts: clipped, the uplift stays in [0, 1], and where it is 0 it adds
+    # nothing (the elevation evaluates the ridges only where it is above 0).
+    out = on_coarse_grid(field, cols, rows, g, where=where)
+    return np.clip(out, 0.0, 1.0, out=out)
 
 
 @kernel
