@@ -115,6 +115,11 @@ def test_a_window_equals_the_crop_of_a_bigger_one(step):
     [
         (Window(-256, -131328, 258, 258, 256), 2),  # explorer tile (8, 128, 126)
         (Window(-40992, -32800, 258, 258, 32), 37),  # tile (11, 1019, 1020)
+        # Windows of a scan of every zoom that differed from their strips:
+        (Window(-353280, 247808, 130, 97, 512), 4),
+        (Window(269568, 182528, 130, 97, 256), 4),
+        (Window(60800, 96640, 130, 97, 128), 2),
+        (Window(-35856, -45152, 130, 97, 16), 3),
     ],
 )
 def test_the_elevation_made_in_thin_strips_is_the_same(window, rows):
