@@ -338,3 +338,32 @@ def test_lake_runs_hold_the_lakes(far_windows):
             assert grid.tobytes() == net.lake.tobytes()
             lakes += net.lake_runs.shape[0]
     assert lakes > 0
+
+
+def test_a_window_holds_no_more_networks_than_the_cache(monkeypatch):
+    # A window keeps only the lakes' runs of the regions it has read, not
+    # their networks: one meeting thousands of regions (a coarse window
+    # with rivers) held every network whose lakes it met, past the cache's
+    # bound (22 GB in a scan of far windows). Here nothing is cached, and
+    # three of the four regions have lakes in the window.
+    import weakref
+
+    world = WorldConfig(seed=0)
+    window = Window(-90640, -95840, 128, 128, 1024)
+    expected = world_fields(world, window, rivers=True)
+    made, alive, lakes = [], [], []
+    solve = _drainage.network.__wrapped__
+
+    def uncached(config, region):
+        alive.append(sum(ref() is not None for ref in made))
+        network = solve(config, region)
+        made.append(weakref.ref(network))
+        lakes.append(network.lakes[0] <= network.lakes[1])
+        return network
+
+    monkeypatch.setattr(_drainage, "network", uncached)
+    fields = world_fields(world, window, rivers=True)
+    assert len(made) == 4 and sum(lakes) >= 3
+    assert max(alive) <= 1, alive
+    for name in ("elevation", "water_kind", "surface", "discharge"):
+        np.testing.assert_array_equal(getattr(fields, name), getattr(expected, name), name)

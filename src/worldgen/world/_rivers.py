@@ -134,12 +134,13 @@ def water(
         j0, j1, i0, i1 = solved.lakes
         g = solved.window
         if j0 <= j1 and _meets(rows, g.y, g.step, j0, j1) and _meets(cols, g.x, g.step, i0, i1):
-            lakes.append(solved)
-    for solved in lakes:
-        g = solved.window
+            # Only the lakes' runs are kept for later, not the network: a
+            # window meeting thousands of regions holds at most the cache's.
+            lakes.append((solved.run_start, solved.lake_runs, solved.run_levels, g))
+    for run_start, lake_runs, run_levels, g in lakes:
         _lakes(
-            solved.run_start, solved.lake_runs, solved.run_levels, g.width, g.height, g.x,
-            g.y, float(g.step), cols, rows, elevation, surfaces, kind, best, ground, flow,
+            run_start, lake_runs, run_levels, g.width, g.height, g.x, g.y, float(g.step), cols,
+            rows, elevation, surfaces, kind, best, ground, flow,
         )  # fmt: skip
     if not surfaces:
         return Water(kind, None, None, ground)
