@@ -367,3 +367,12 @@ def test_a_window_holds_no_more_networks_than_the_cache(monkeypatch):
     assert max(alive) <= 1, alive
     for name in ("elevation", "water_kind", "surface", "discharge"):
         np.testing.assert_array_equal(getattr(fields, name), getattr(expected, name), name)
+
+
+def test_rivers_at_coarse_steps_are_refused_naming_the_parameter():
+    # Above continent_size / 64 cells a sample (where no product draws
+    # rivers) a window would solve the drainage of every region it meets.
+    coarse = Window(0, 0, 4, 4, CONFIG.continent_size // _rivers.DRAWN_SPAN * 2)
+    with pytest.raises(ValueError, match="rivers=True needs a window step of at most"):
+        world_fields(CONFIG, coarse, rivers=True)
+    assert world_fields(CONFIG, coarse).elevation.shape == (4, 4)

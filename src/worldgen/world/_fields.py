@@ -129,7 +129,9 @@ def world_fields(
     rivers : bool
         Also draw rivers and lakes from the drainage of whole landmasses
         (:mod:`~worldgen.world._rivers`): ``elevation`` then holds the
-        carved ground, ``water`` every kind of water (default False).
+        carved ground, ``water`` every kind of water (default False). Only
+        at steps of at most ``continent_size / 64`` cells, where products
+        draw them (:func:`~worldgen.world._rivers.drawn`).
 
     Returns
     -------
@@ -143,6 +145,15 @@ def world_fields(
     """
     check_instance(config, "config", WorldConfig)
     check_instance(window, "window", Window)
+    if rivers and not _rivers.drawn(config, window):
+        # A sample is then wider than the rivers, and a window would solve
+        # the drainage of every region it meets (thousands, an hour).
+        limit = config.continent_size // _rivers.DRAWN_SPAN
+        raise ValueError(
+            f"rivers=True needs a window step of at most continent_size / "
+            f"{_rivers.DRAWN_SPAN} = {limit} cells, got step {window.step}: pass "
+            "rivers=False or a finer step"
+        )
     shape = window.shape
     if elevation is not None:
         elevation = np.asarray(elevation, dtype=np.float64)
