@@ -3,6 +3,7 @@ of a killed writer, and parallel generation that equals serial."""
 
 import hashlib
 import itertools
+import os
 import pathlib
 import queue
 import signal
@@ -487,6 +488,33 @@ def test_generator_errors_propagate_and_finished_chunks_are_kept(tmp_path):
             seen.extend((c.cx, c.cz) for c in world.around(0, 0, 40))
         assert seen == expected[: expected.index((1, 1))]
         assert set(seen) <= set(store.keys()) and not store.has(1, 1)
+
+
+def test_ctrl_c_does_not_wait_for_a_chunk_stuck_in_a_worker(tmp_path):
+    # A chunk deep in a compiled kernel (a landmass's drainage takes
+    # seconds) cannot be stopped; Ctrl-C must not wait for it.
+    release = threading.Event()
+
+    def generate(cx, cz):
+        if (cx, cz) == (1, 0):
+            release.wait(30)  # as a kernel that holds its thread
+        return fake_chunk(cx, cz)
+
+    with ChunkStore(tmp_path / "w.db", KEY) as store:
+        world = World(generate, store, threads=2)
+        timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+        timer.start()
+        start = time.monotonic()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                world.pregenerate(0, 0, 40)
+            waited = time.monotonic() - start
+        finally:
+            timer.cancel()
+            release.set()
+        assert waited < 5.0, f"Ctrl-C waited {waited:.1f} s for the stuck chunk"
+        # The chunks made before it are kept; the stuck one is not.
+        assert store.has(0, 0) and not store.has(1, 0)
 
 
 def test_world_checks_what_the_generator_returns():

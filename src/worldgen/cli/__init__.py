@@ -7,6 +7,7 @@ line on stderr and exit status 1; long work shows a progress bar.
 
 import os
 import sys
+import threading
 
 import typer
 from rich.markup import escape
@@ -62,4 +63,19 @@ def main() -> None:
     from worldgen._jit import skip_blas_probe
 
     skip_blas_probe()
-    sys.exit(run())
+    code = run()
+    if code == 130 and _working_threads():
+        # Ctrl-C while threads of a pool are still in a compiled kernel,
+        # which cannot be stopped (a landmass's drainage takes seconds):
+        # the output is cleaned up by now, so leave without joining them,
+        # as the interpreter's exit would.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+def _working_threads() -> bool:
+    """Whether a thread other than this one is alive and not a daemon."""
+    me = threading.current_thread()
+    return any(t is not me and t.is_alive() and not t.daemon for t in threading.enumerate())

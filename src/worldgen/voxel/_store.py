@@ -533,6 +533,7 @@ class World:
         futures: dict[tuple[int, int], cf.Future] = {}
         pending: list[_Row] = []
         pool = cf.ThreadPoolExecutor(self._threads, thread_name_prefix="worldgen-chunk")
+        interrupted = False
         try:
             for pair in coords:
                 if pair not in todo:
@@ -553,12 +554,18 @@ class World:
                             stored(len(pending))
                         pending = []
                 yield chunk
+        except KeyboardInterrupt:
+            interrupted = True
+            raise
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            # On Ctrl-C the chunks being made are not waited for: a chunk
+            # may be deep in a compiled kernel (a landmass's drainage takes
+            # seconds), which cannot be stopped.
+            pool.shutdown(wait=not interrupted, cancel_futures=True)
             if store is not None:
                 # Keep what was generated ahead of an early stop, too.
                 for future in futures.values():
-                    if not future.cancelled() and future.exception() is None:
+                    if future.done() and not future.cancelled() and future.exception() is None:
                         pending.append(future.result()[1])
                 store._put_rows(pending)
                 if stored is not None and pending:
