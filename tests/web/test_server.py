@@ -295,6 +295,31 @@ def test_ctrl_c_with_a_stuck_client_stops_within_a_second():
     assert "Traceback" not in err and err.strip().splitlines() == ["worldgen explorer stopped"]
 
 
+def test_ctrl_c_with_a_tile_in_the_making_stops_within_2_s():
+    # A cold zoom-7 tile away from the spawn solves the drainage of dozens
+    # of regions: seconds of compiled kernels, which cannot be stopped. The
+    # server neither waits for them nor says more than its one line.
+    with process("worldgen.cli", "serve", "--port", "0") as (proc, address):
+        key = json.loads(get(address, "/worlds")[1])["key"]
+
+        def ask() -> None:
+            with contextlib.suppress(OSError):  # closed at the stop
+                get(address, f"/w/{key}/colour/7/90/70.png")
+
+        tile = threading.Thread(target=ask, daemon=True)
+        tile.start()
+        time.sleep(1.0)
+        assert tile.is_alive(), "the tile was made before the stop; take a slower one"
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
+        seconds = time.monotonic() - start
+        err = proc.stderr.read()
+    assert seconds < 2.0, seconds
+    assert proc.returncode == 0, err
+    assert err.strip().splitlines() == ["worldgen explorer stopped"], err
+
+
 def test_open_without_a_browser_says_so(tmp_path):
     command = [sys.executable, "-m", "worldgen.cli", "serve", "--port", "0", "--open"]
     env = {**os.environ, "BROWSER": "false", "DISPLAY": "", "WAYLAND_DISPLAY": ""}

@@ -7,13 +7,12 @@ line on stderr and exit status 1; long work shows a progress bar.
 
 import os
 import sys
-import threading
 
 import typer
 from rich.markup import escape
 
 from worldgen.cli import _animate, _config, _map, _serve, _terrain, _world  # noqa: F401 (commands)
-from worldgen.cli._common import _err, _fail, app
+from worldgen.cli._common import _err, _fail, app, leave_if_working
 
 # Click's base of usage errors, wherever this typer version keeps click.
 _ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -64,18 +63,6 @@ def main() -> None:
 
     skip_blas_probe()
     code = run()
-    if code == 130 and _working_threads():
-        # Ctrl-C while threads of a pool are still in a compiled kernel,
-        # which cannot be stopped (a landmass's drainage takes seconds):
-        # the output is cleaned up by now, so leave without joining them,
-        # as the interpreter's exit would.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+    if code == 130:
+        leave_if_working(code)
     sys.exit(code)
-
-
-def _working_threads() -> bool:
-    """Whether a thread other than this one is alive and not a daemon."""
-    me = threading.current_thread()
-    return any(t is not me and t.is_alive() and not t.daemon for t in threading.enumerate())

@@ -11,6 +11,8 @@ import contextlib
 import enum
 import os
 import pathlib
+import sys
+import threading
 import time
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -122,6 +124,19 @@ def _fail(exc: BaseException) -> typer.Exit:
         )
     _err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
     return typer.Exit(1)
+
+
+def leave_if_working(code: int) -> None:
+    """Exit now with ``code`` if threads of a pool are still at work: after
+    Ctrl-C, or a server that has stopped, work left on a pool's threads
+    is deep in compiled kernels, which cannot be stopped (a landmass's
+    drainage takes seconds), and the interpreter's exit would join them.
+    The caller has cleaned up its output already."""
+    me = threading.current_thread()
+    if any(t is not me and t.is_alive() and not t.daemon for t in threading.enumerate()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def _needs_compiling() -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pathlib
 from typing import Annotated
 
-from worldgen.cli._common import Opt, PresetName, _err, _fail, _out, app
+from worldgen.cli._common import Opt, PresetName, _err, _fail, _out, app, leave_if_working
 
 
 @app.command("serve")
@@ -80,3 +80,4 @@ def serve_command(
     # The interpreter's last garbage collections over numba's big heap take
     # about half a second; nothing there needs them, so the exit is at once.
     gc.freeze()
+    leave_if_working(0)  # tiles still in the making are not waited for

@@ -26,6 +26,7 @@ interface with each kind of bad client.
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 from typing import Any
 
@@ -255,4 +256,16 @@ def make_server(app, **limits: Any):
         timeout_graceful_shutdown=SHUTDOWN_GRACE,
         h11_max_incomplete_event_size=16 * 1024,
     )
+    quiet = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _ClosedAtStop) for f in quiet.filters):
+        quiet.addFilter(_ClosedAtStop())
     return uvicorn.Server(config)
+
+
+class _ClosedAtStop(logging.Filter):
+    """Drops uvicorn's error line on the connections still open when the
+    server stops: closing them after :data:`SHUTDOWN_GRACE` is how it stops
+    (their work is cancelled), not an error to show the user."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Cancel %s running task")
