@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pytest
 
-from worldgen.world import Window, WorldConfig, _drainage, _elevation, _rivers, world_fields
+from worldgen.world import Window, WorldConfig, _drainage, _elevation, _rivers, spawn, world_fields
 from worldgen.world._lod import sample_axes
 
 CONFIG = WorldConfig(seed=7)
@@ -324,20 +324,30 @@ def test_kinds_and_ground_alone_are_the_same(far_windows, step):
 
 
 def test_lake_runs_hold_the_lakes(far_windows):
-    """A network's runs of lake samples give back its lake grid exactly."""
-    lakes = 0
-    for window in far_windows[:6]:
-        cx, cy = window.x + window.width // 2, window.y + window.height // 2
-        for region in _drainage.regions_near(CONFIG, cx, cy, cx, cy):
-            net = _drainage.network(CONFIG, region)
-            grid = np.full(net.lake.shape, -np.inf)
-            for j in range(grid.shape[0]):
-                for first, last, at in net.lake_runs[net.run_start[j] : net.run_start[j + 1]]:
-                    assert first <= last and np.isneginf(grid[j, first : last + 1]).all()
-                    grid[j, first : last + 1] = net.run_levels[at : at + last - first + 1]
-            assert grid.tobytes() == net.lake.tobytes()
-            lakes += net.lake_runs.shape[0]
-    assert lakes > 0
+    """A network's runs of lake samples give back its solution's lake grid
+    exactly (three regions with lakes, solved again)."""
+    checked = 0
+    regions = {
+        region
+        for window in far_windows[:6]
+        for region in _drainage.regions_near(
+            CONFIG, *(window.x + window.width // 2, window.y + window.height // 2) * 2
+        )
+    }
+    for region in sorted(regions, key=lambda r: (r.scale, r.i, r.j)):
+        net = _drainage.network(CONFIG, region)
+        if not net.lake_runs.size:
+            continue
+        grid = np.full(net.window.shape, -np.inf)
+        for j in range(grid.shape[0]):
+            for first, last, at in net.lake_runs[net.run_start[j] : net.run_start[j + 1]]:
+                assert first <= last and np.isneginf(grid[j, first : last + 1]).all()
+                grid[j, first : last + 1] = net.run_levels[at : at + last - first + 1]
+        assert grid.tobytes() == _drainage.solve(CONFIG, region).lake.tobytes()
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3
 
 
 def test_a_window_holds_no_more_networks_than_the_cache(monkeypatch):
@@ -352,7 +362,7 @@ def test_a_window_holds_no_more_networks_than_the_cache(monkeypatch):
     window = Window(-90640, -95840, 128, 128, 1024)
     expected = world_fields(world, window, rivers=True)
     made, alive, lakes = [], [], []
-    solve = _drainage.network.__wrapped__
+    solve = _drainage._network_of
 
     def uncached(config, region):
         alive.append(sum(ref() is not None for ref in made))
@@ -367,6 +377,33 @@ def test_a_window_holds_no_more_networks_than_the_cache(monkeypatch):
     assert max(alive) <= 1, alive
     for name in ("elevation", "water_kind", "surface", "discharge"):
         np.testing.assert_array_equal(getattr(fields, name), getattr(expected, name), name)
+
+
+def test_the_kept_networks_stay_within_their_bytes(monkeypatch):
+    # Networks (4-18 MB each in the default world) and what each level
+    # shows of them are kept within KEPT_BYTES, not only CACHED networks:
+    # a server drawing rivers held about 3 GB. What a level shows holds no
+    # network that is no longer kept.
+    import weakref
+
+    x, y = spawn(CONFIG)
+    regions = _drainage.regions_near(CONFIG, x, y, x + 2 * CONFIG.continent_size, y)[:3]
+    sizes = [_drainage.network(CONFIG, r).nbytes for r in regions]
+    budget = sum(sizes) - min(sizes) // 2  # all but about half of one
+    kept = _drainage._Kept(_drainage.CACHED, budget)
+    monkeypatch.setattr(_drainage, "_KEPT", kept)
+    refs = []
+    for region in regions:
+        shown = _drainage.visible(CONFIG, region, _drainage.river_area(CONFIG))  # every river
+        refs.append(weakref.ref(shown.segments))
+        del shown
+        assert kept.used <= budget
+    assert kept.networks < len(regions) and kept.misses >= len(regions)
+    assert refs[0]() is None, "a level's rivers held the network of a region no longer kept"
+    again = _drainage.network(CONFIG, regions[0])  # solved again: the same
+    fresh = _drainage._network_of(CONFIG, regions[0])
+    for name in ("points", "surface", "width", "box"):
+        assert getattr(again.segments, name).tobytes() == getattr(fresh.segments, name).tobytes()
 
 
 def test_rivers_at_coarse_steps_are_refused_naming_the_parameter():

@@ -48,17 +48,19 @@ side), about 614 x 614 samples for a square and 1228 x 1228 for a block:
    :data:`JITTER` of a step), so rivers meander and do not follow the
    lattice.
 
-Solved regions are kept in memory (:data:`CACHED` of them); a region's
-solution is a pure function of the config and the region, so every window
-at every level sees the same rivers. :mod:`~worldgen.world._rivers` draws
+Solved regions are kept in memory (the last :data:`CACHED` of them, and
+at most :data:`KEPT_BYTES` with the rivers each level shows of them); a
+region's solution is a pure function of the config and the region, so
+every window at every level sees the same rivers. :mod:`~worldgen.world._rivers` draws
 them into windows.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
-import functools
 import math
+import threading
 
 import numpy as np
 
@@ -80,7 +82,8 @@ PIECES = 8  # straight pieces per segment
 SEA_STEPS = 4  # samples a river is followed out to sea
 SHELF = 0.12  # ... while the sea floor is above this share of the ocean depth
 EPSILON = 1e-3  # metres: the slope the filling gives flats, per sample
-CACHED = 128  # regions whose networks are kept in memory
+CACHED = 128  # regions whose networks are kept in memory ...
+KEPT_BYTES = 768 * 2**20  # ... in at most this many bytes, with what levels show of them
 EVOLUTION_STEPS = _evolution.STEPS  # steps of landscape evolution ...
 UPLIFT = 1.0  # ... over which the land rises by this share of its height
 SECONDS_A_YEAR = 365.25 * 86400.0
@@ -205,6 +208,11 @@ class Segments:
     depth: np.ndarray
     box: np.ndarray
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of its arrays."""
+        return sum(getattr(self, f.name).nbytes for f in dataclasses.fields(self))
+
 
 @dataclasses.dataclass(frozen=True)
 class Drainage:
@@ -315,17 +323,16 @@ def solve(config: WorldConfig, region: Region) -> Drainage:
 @dataclasses.dataclass(frozen=True)
 class Network:
     """What windows need of a region's drainage: its river segments, and
-    its lake levels on the drainage samples of ``window`` (``-inf`` where
-    there is no lake); ``widest`` is the widest segment's width (0 without
-    segments), ``lakes`` the rows and columns ``(j0, j1, i0, i1)`` of
-    ``lake`` that hold every lake (end inclusive; ``j1 < j0`` when there
-    are none). The lakes again, row by row in runs of samples: row j's
-    runs are ``lake_runs[run_start[j]:run_start[j + 1]]``, each ``(first
-    column, last column, offset)``, whose levels are ``run_levels[offset:
-    offset + last - first + 1]`` (the lake samples in row-major order)."""
+    its lakes on the drainage samples of ``window``; ``widest`` is the
+    widest segment's width (0 without segments), ``lakes`` the rows and
+    columns ``(j0, j1, i0, i1)`` of ``window`` that hold every lake (end
+    inclusive; ``j1 < j0`` when there are none). The lakes are kept row by
+    row in runs of samples: row j's runs are
+    ``lake_runs[run_start[j]:run_start[j + 1]]``, each ``(first column,
+    last column, offset)``, whose levels are ``run_levels[offset: offset +
+    last - first + 1]`` (the lake samples in row-major order)."""
 
     segments: Segments
-    lake: np.ndarray
     window: Window
     widest: float
     lakes: tuple[int, int, int, int]
@@ -333,11 +340,106 @@ class Network:
     lake_runs: np.ndarray
     run_levels: np.ndarray
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of its arrays."""
+        return (
+            self.segments.nbytes
+            + self.run_start.nbytes
+            + self.lake_runs.nbytes
+            + self.run_levels.nbytes
+        )
 
-@functools.lru_cache(maxsize=CACHED)
+
+class _Kept:
+    """Least recently used values by key, at most ``items`` of those whose
+    keys start with ``"network"`` and ``nbytes`` bytes in all (a value's
+    bytes by ``size(value)``); thread-safe. A value is made outside the
+    lock, so two threads may both make one (the same, as every value is a
+    pure function of its key)."""
+
+    def __init__(self, items: int, nbytes: int):
+        self.items = items
+        self.nbytes = nbytes
+        self._values: collections.OrderedDict = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._used = 0
+        self._networks = 0
+        self.hits = self.misses = 0
+
+    def get(self, key: tuple, make, size):
+        with self._lock:
+            found = self._values.get(key)
+            if found is not None:
+                self._values.move_to_end(key)
+                self.hits += 1
+                return found[0]
+            self.misses += 1
+        value = make()
+        with self._lock:
+            if key not in self._values:
+                self._values[key] = (value, size(value))
+                self._used += self._values[key][1]
+                self._networks += key[0] == "network"
+                while len(self._values) > 1 and (
+                    self._used > self.nbytes or self._networks > self.items
+                ):
+                    self._drop(next(iter(self._values)))
+        return value
+
+    def _drop(self, key: tuple) -> None:
+        _, size = self._values.pop(key)
+        self._used -= size
+        self._networks -= key[0] == "network"
+
+    def clear(self, kind: str | None = None) -> None:
+        """Forget the values whose keys start with ``kind`` (all without)."""
+        with self._lock:
+            for key in [k for k in self._values if kind is None or k[0] == kind]:
+                self._drop(key)
+
+    @property
+    def used(self) -> int:
+        """Bytes of the values kept."""
+        return self._used
+
+    @property
+    def networks(self) -> int:
+        """Networks kept."""
+        return self._networks
+
+
+_KEPT = _Kept(CACHED, KEPT_BYTES)
+CacheInfo = collections.namedtuple("CacheInfo", "hits misses maxsize currsize")
+
+
 def network(config: WorldConfig, region: Region) -> Network:
     """The river segments and lakes of ``region`` (solved once, then kept:
-    the last :data:`CACHED` regions)."""
+    the last :data:`CACHED` regions, in at most :data:`KEPT_BYTES`)."""
+    return _KEPT.get(("network", config, region), lambda: _network_of(config, region), _size)
+
+
+def _size(value) -> int:
+    if isinstance(value, Network):
+        return value.nbytes
+    own, index, north = value
+    seg = 0 if own is None else own.nbytes
+    return seg + index.nbytes + north.nbytes
+
+
+def _clear_networks() -> None:
+    _KEPT.clear("network")
+
+
+def _network_info() -> CacheInfo:
+    return CacheInfo(_KEPT.hits, _KEPT.misses, CACHED, _KEPT.networks)
+
+
+network.cache_clear = _clear_networks  # as functools.lru_cache's
+network.cache_info = _network_info
+
+
+def _network_of(config: WorldConfig, region: Region) -> Network:
     solved = solve(config, region)
     seg = solved.segments
     widest = float(seg.width.max()) if seg.width.size else 0.0
@@ -356,7 +458,7 @@ def network(config: WorldConfig, region: Region) -> Network:
     start = np.zeros(wet.shape[0] + 1, np.int64)
     np.cumsum(np.bincount(j, minlength=wet.shape[0]), out=start[1:])
     levels = solved.lake[wet]
-    return Network(seg, solved.lake, solved.window, widest, lakes, start, runs, levels)
+    return Network(seg, solved.window, widest, lakes, start, runs, levels)
 
 
 COMPACT = 0.25  # visible segments copied out when at most this share of a region's
@@ -373,10 +475,12 @@ class Shown:
     north: np.ndarray
 
 
-@functools.lru_cache(maxsize=4 * CACHED)
-def visible(config: WorldConfig, region: Region, min_area: float) -> Shown:
+def visible(
+    config: WorldConfig, region: Region, min_area: float, net: Network | None = None
+) -> Shown:
     """The river segments of ``region`` that drain ``min_area`` cells or
-    more; kept, as the network is, for each level's ``min_area``.
+    more; kept, as the network is, for each level's ``min_area``
+    (``net``: the region's network, if the caller has it).
 
     Where they are at most :data:`COMPACT` of the region's segments (the
     big rivers that far-out levels draw), they are copied out in their
@@ -384,12 +488,22 @@ def visible(config: WorldConfig, region: Region, min_area: float) -> Shown:
     than scattered among the others (most of the cost at those levels);
     the copies add at most that share of the network's size per level.
     """
-    seg = network(config, region).segments
+    seg = (network(config, region) if net is None else net).segments
+    own, index, north = _KEPT.get(
+        ("visible", config, region, min_area), lambda: _shown(seg, min_area), _size
+    )
+    return Shown(seg if own is None else own, index, north)
+
+
+def _shown(seg: Segments, min_area: float) -> tuple[Segments | None, np.ndarray, np.ndarray]:
+    # (the copied segments or None for the network's, index, north)
     idx = np.flatnonzero(seg.area >= min_area)
+    own = None
     if idx.size <= COMPACT * seg.area.size:
-        seg = Segments(*(getattr(seg, f.name)[idx] for f in dataclasses.fields(seg)))
+        own = Segments(*(getattr(seg, f.name)[idx] for f in dataclasses.fields(seg)))
         idx = np.arange(idx.size)
-    return Shown(seg, idx, np.ascontiguousarray(seg.box[idx, 1]))
+        seg = own
+    return own, idx, np.ascontiguousarray(seg.box[idx, 1])
 
 
 def _jittered(config: WorldConfig, window: Window) -> tuple[np.ndarray, np.ndarray]:

@@ -120,7 +120,7 @@ def water(
         # than two drainage steps and a bit (jitter and the curve's swing).
         tall = 3.0 * solved.window.step
         far = (max(0.5 * solved.widest, min_hw) if solved.segments.width.size else 0.0) + extra
-        shown = _drainage.visible(config, region, min_area)
+        shown = _drainage.visible(config, region, min_area, solved)
         if shown.index.size:
             lo = int(shown.north.searchsorted(y0 - far - tall, side="left"))
             hi = int(shown.north.searchsorted(y1 + far, side="right"))
