@@ -11,7 +11,7 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
-from worldgen.web import LAYERS, NATIVE_ZOOM, build_config, create_app, tile_png, world_key
+from worldgen.web import LAYERS, NATIVE_ZOOM, _app, build_config, create_app, tile_png, world_key
 from worldgen.web._app import TileCache, host_allowed
 
 CENTRE = 2 ** (NATIVE_ZOOM - 1)
@@ -65,6 +65,8 @@ def test_tile_bytes_are_the_librarys_and_cached_forever(client, key):
         assert client.get(url, headers={"If-None-Match": "*"}).status_code == 304
         near = client.get(url, headers={"If-None-Match": etag[:-2] + '"'})
         assert near.status_code == 200
+        weak = client.get(url, headers={"If-None-Match": f"W/{etag}"})
+        assert weak.status_code == 304  # If-None-Match compares weakly (RFC 9110)
 
 
 def test_page_worlds_get_their_own_keys_and_tiles(client, key):
@@ -148,6 +150,8 @@ BAD = [
     ("/worlds?scale=-1e308", 400, "scale"),
     ("/w/{key}/point?x=-99999999999&z=0", 400, "x must be within"),
     ("/w/{key}/export?x=-99999999999999&z=0&width=5&height=5", 400, "x must be within"),
+    ("/w/{key}/export?x=1099511627776&z=0&width=1&height=1", 400, "x must be within"),
+    ("/w/{key}/export?x=0&z=-549755813889&width=1&height=1", 400, "z must be within"),
     ("/w/{key}/export?x=0&z=0&width=-5&height=5", 400, "width must be"),
     ("/w/{key}/export?x=0&z=0&width=0&height=5", 400, "width must be"),
     ("/w/{key}/export?x=0&z=0&width=5", 400, "height must be an integer"),
@@ -176,9 +180,28 @@ def test_export_says_what_it_holds(client, key):
     )
 
 
+def test_exports_at_the_ends_of_their_reach_are_made(client, key):
+    # Up to EXPORT_REACH from the centre; the margins the map set adds
+    # stay within a window's reach (they gave a 422 past 2^40 - 10^4).
+    for x, z in ((-(2**39), 2**39 - 16), (2**39, -(2**39))):
+        r = client.get(f"/w/{key}/export?x={x}&z={z}&width=16&height=16")
+        assert r.status_code == 200, r.text
+
+
+def test_errors_echo_what_was_sent_cut_short(client, key):
+    digits = "9" * 60000
+    for url in (f"/w/{key}/colour/0/0/{digits}.png", f"/w/{key}/point?x={digits}&z=0"):
+        r = client.get(url)
+        assert r.status_code == 400
+        error = r.json()["error"]
+        assert len(error) <= _app.ERROR_CHARS and " ... " in error, error
+
+
 def test_wrong_method_is_a_json_405(client):
     r = client.post("/layers")
     assert r.status_code == 405 and "error" in r.json()
+    # The methods it allows, as RFC 9110 asks of a 405 (in any order).
+    assert {m.strip() for m in r.headers["allow"].split(",")} == {"GET", "HEAD"}
 
 
 def _gated_product():

@@ -18,7 +18,7 @@ import urllib.request
 
 from tests.web.serving import closed_after, served
 from worldgen.web import create_app
-from worldgen.web._server import REQUEST_TIMEOUT, listen, make_server
+from worldgen.web._server import REQUEST_TIMEOUT, SEND_BUFFER, listen, make_server
 
 ROOT = pathlib.Path(__file__).parents[2]
 
@@ -182,6 +182,40 @@ def test_never_reading_clients_leave_memory_bounded():
         assert any(b" 200 " in a for a in answers)  # served until cut off
         assert any(b" 503 " in a for a in answers)  # past the budget: retry later
         assert proc.poll() is None
+
+
+def send_queue(port: int, peer: int) -> int:
+    """Bytes in the kernel's send queue of the server's end (local ``port``)
+    of the loopback connection to ``peer`` (from /proc/net/tcp)."""
+    for line in pathlib.Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local, remote = (int(f.split(":")[1], 16) for f in fields[1:3])
+        if (local, remote) == (port, peer):
+            return int(fields[4].split(":")[0], 16)
+    raise AssertionError(f"no connection from {port} to {peer}")
+
+
+def test_a_client_that_does_not_read_is_held_in_a_small_send_buffer():
+    # Linux grows a socket's send buffer up to tcp_wmem (4 MB by default):
+    # a whole 4 MB response sat in the kernel for a client that read
+    # nothing, where the server meant to hold a piece of it.
+    argv = ("tests.web.stub_server", "--send-timeout", "3")
+    with process(*argv) as (_, address):
+        key = json.loads(get(address, "/layers")[1])[0]["worldgen"]["key"]
+        sock = raw(
+            address,
+            b"GET /w/%s/colour/16/7/1.png HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % key.encode(),
+            rcvbuf=4096,
+        )
+        peer = sock.getsockname()[1]
+        deadline = time.monotonic() + 10
+        while not send_queue(address[1], peer) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the answer has begun
+        queued = settled(lambda: send_queue(address[1], peer), tolerance=0)
+        assert queued <= 2 * SEND_BUFFER + 2**16, f"{queued / 2**20:.1f} MB in the send queue"
+        seconds, _ = closed_after(sock, 15.0)  # cut off after the send timeout
+        assert seconds < 15.0
+        sock.close()
 
 
 def settled(measure, *, tolerance: int = 2 * 2**20, pause: float = 0.25, limit: float = 4.0):

@@ -72,8 +72,16 @@ class ClientError(Exception):
         self.status = status
 
 
+ERROR_CHARS = 400
+"""Longest error message sent: what a client sent is echoed, cut short."""
+
+
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
+    text = " ".join(str(message).split())
+    if len(text) > ERROR_CHARS:
+        half = (ERROR_CHARS - 5) // 2
+        text = f"{text[:half]} ... {text[-half:]}"
+    return JSONResponse({"error": text}, status_code=status)
 
 
 POLL = 0.1
@@ -502,8 +510,10 @@ def create_app(
             item = state.cache.get(cache_key) or state.cache.put(cache_key, data)
         data, etag = item
         headers = {"Cache-Control": IMMUTABLE, "ETag": etag}
+        # Weak comparison, as RFC 9110 asks for If-None-Match: W/"x" is "x".
         match = request.headers.get("if-none-match", "")
-        if etag in [t.strip() for t in match.split(",")] or match.strip() == "*":
+        tags = [t.strip().removeprefix("W/") for t in match.split(",")]
+        if etag.removeprefix("W/") in tags or match.strip() == "*":
             return Response(status_code=304, headers=headers)
         return Response(data, media_type="image/png", headers=headers)
 
@@ -533,12 +543,13 @@ def create_app(
         return Response(data, media_type="application/json")
 
     async def export(request: Request) -> Response:
-        from worldgen.web._export import export_note, export_window, export_zip
+        from worldgen.web._export import EXPORT_REACH, export_note, export_window, export_zip
 
         key = request.path_params["key"]
         config = state.world(key)[0]
         q = request.query_params
-        box = [_int(q.get(n), n, 2**40) for n in ("x", "z", "width", "height")]
+        box = [_int(q.get(n), n, EXPORT_REACH) for n in ("x", "z")]
+        box += [_int(q.get(n), n, 2**40) for n in ("width", "height")]
         try:
             x, z, w, h = export_window(*box)
         except ValueError as exc:
@@ -563,7 +574,9 @@ def create_app(
         return response
 
     async def http_error(request: Request, exc: HTTPException) -> Response:
-        return _error(exc.status_code, exc.detail)
+        response = _error(exc.status_code, exc.detail)
+        response.headers.update(exc.headers or {})  # a 405's Allow
+        return response
 
     async def gone(request: Request, exc: Gone) -> Response:
         return Response(status_code=499)  # nobody reads it

@@ -10,9 +10,10 @@ holding the server by other means:
   closed;
 - a client that stops reading its response for :data:`SEND_TIMEOUT`
   seconds is cut off; responses go out in pieces (see
-  :class:`PacedResponses`), so the server never holds more than a piece
-  of a response in its socket buffers, and the bytes of all responses
-  waiting for slow clients are bounded;
+  :class:`PacedResponses`) into socket send buffers of a fixed
+  :data:`SEND_BUFFER` bytes, so the server holds at most a piece and that
+  buffer of a response for a client that does not read, and the bytes of
+  all responses waiting for slow clients are bounded;
 - at most :data:`MAX_CONNECTIONS` connections are open at once (the newest
   beyond is closed at once);
 - stopping (Ctrl-C) closes every connection within :data:`SHUTDOWN_GRACE`
@@ -41,6 +42,10 @@ SEND_TIMEOUT = 20.0
 """Seconds a client may go without reading any of its response."""
 MAX_CONNECTIONS = 512
 """Connections open at once; more are closed as they come."""
+SEND_BUFFER = 128 * 1024
+"""Bytes of a connection's socket send buffer (the system may double it):
+fixed, so that the kernel does not grow it to megabytes for a client that
+does not read (Linux grows it up to ``tcp_wmem``, 4 MB by default)."""
 SHUTDOWN_GRACE = 0.2
 """Seconds connections get to finish when the server stops."""
 
@@ -68,6 +73,9 @@ class GuardedProtocol(H11Protocol):
         if len(self.connections) > self.max_connections:
             transport.abort()
             return
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
         self._arm()  # the first request must come in time too
 
     def data_received(self, data: bytes) -> None:
