@@ -3,8 +3,10 @@ half-sent requests, clients that never read, clients that go away, foreign
 ``Host`` names, Ctrl-C with a client stuck. Every test bounds its time and
 its requests and stops its servers itself."""
 
+import asyncio
 import contextlib
 import json
+import logging
 import os
 import pathlib
 import re
@@ -352,6 +354,27 @@ def test_ctrl_c_with_a_tile_in_the_making_stops_within_2_s():
     assert seconds < 2.0, seconds
     assert proc.returncode == 0, err
     assert err.strip().splitlines() == ["worldgen explorer stopped"], err
+
+
+def test_requests_cancelled_at_a_stop_end_quietly(caplog):
+    # uvicorn cancels the requests still open SHUTDOWN_GRACE seconds after
+    # a stop and printed each one's traceback as an error of the app.
+    async def stuck(scope, receive, send) -> None:
+        if scope["type"] == "http":
+            await asyncio.sleep(60)  # deaf to its client going away
+
+    # uvicorn's loggers do not propagate, and its config resets their
+    # handlers as the server is made: listen once it runs.
+    log = logging.getLogger("uvicorn.error")
+    try:
+        with running(stuck) as address:
+            log.addHandler(caplog.handler)
+            sock = raw(address, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            time.sleep(0.3)
+        sock.close()
+    finally:
+        log.removeHandler(caplog.handler)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
 
 
 def test_open_without_a_browser_says_so(tmp_path):

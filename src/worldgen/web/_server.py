@@ -256,7 +256,7 @@ def make_server(app, **limits: Any):
     import uvicorn
 
     config = uvicorn.Config(
-        app,
+        _CancelledAtStop(app),
         http=guarded_protocol(**limits),
         log_level="error",
         lifespan="on",
@@ -268,6 +268,22 @@ def make_server(app, **limits: Any):
     if not any(isinstance(f, _ClosedAtStop) for f in quiet.filters):
         quiet.addFilter(_ClosedAtStop())
     return uvicorn.Server(config)
+
+
+class _CancelledAtStop:
+    """ASGI wrapper: a request that uvicorn cancels as the server stops
+    (one still open :data:`SHUTDOWN_GRACE` seconds after Ctrl-C) ends
+    quietly; uvicorn would print its traceback as an error of the app."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        except asyncio.CancelledError:
+            if scope["type"] != "http":
+                raise
 
 
 class _ClosedAtStop(logging.Filter):
