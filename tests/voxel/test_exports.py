@@ -285,6 +285,19 @@ def test_level_dat_is_gzipped_nbt(spawn_set):
     assert gzip.decompress(raw)[0] == 10  # a compound
 
 
+def test_minecraft_world_is_the_same_bytes_at_any_time(spawn_set, tmp_path, monkeypatch):
+    # The chunks' times and LastPlayed were the clock's: two runs differed.
+    import time
+
+    monkeypatch.setattr(time, "time", lambda: 2.0e9)  # another day
+    again = _world(tmp_path, *SPAWN, "mca") / "minecraft"
+    first = spawn_set / "minecraft"
+    files = sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    assert files and files == sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    for name in files:
+        assert (again / name).read_bytes() == (first / name).read_bytes(), name
+
+
 def test_export_errors_name_the_parameter(tmp_path):
     bad = runner.invoke(app, ["world", "--out", str(tmp_path), "--export", "png"])
     assert bad.exit_code != 0 and "export" in bad.output

@@ -12,6 +12,7 @@ padded to a whole sector.
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import pathlib
@@ -80,8 +81,16 @@ def write_region(
 
 
 def write_nbt_file(path: str | os.PathLike, tag) -> pathlib.Path:
-    """Write an :class:`nbtlib.File` (e.g. ``level.dat``, gzipped), atomically."""
+    """Write an :class:`nbtlib.File` (e.g. ``level.dat``, gzipped), atomically.
+
+    The gzip header holds no time or file name (``nbtlib``'s own ``save``
+    writes the clock's time and the temporary file's name there), so the
+    same tag is the same bytes on every run."""
     target = pathlib.Path(path)
-    with atomic_output(target) as tmp:
-        tag.save(tmp)
+    with atomic_output(target) as tmp, open(tmp, "wb") as raw:
+        if tag.gzipped:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as packed:
+                tag.write(packed, tag.byteorder)
+        else:
+            tag.write(raw, tag.byteorder)
     return target

@@ -82,6 +82,13 @@ _NO_LEAVES = _NOT_AIR & np.array([i != LEAVES for i in range(len(NAMES))])
 _FLOOR = _NOT_AIR & np.array([i not in (WATER, LAVA) for i in range(len(NAMES))])
 
 
+SAVED = 1767225600
+"""When the exported world was saved, in seconds since 1970 (2026-01-01
+00:00 UTC): every chunk's time and the world's ``LastPlayed``. A fixed
+moment, not the clock's, so that the same seed and options give the same
+bytes on every run."""
+
+
 def check_range(y_min: int, y_max: int) -> None:
     """Refuse a vertical range other than Minecraft's."""
     if (y_min, y_max) != (Y_MIN, Y_MAX):

@@ -6,7 +6,6 @@ import functools
 import numbers
 import os
 import pathlib
-import time
 from collections.abc import Callable, Sequence
 
 import numba
@@ -23,7 +22,7 @@ from worldgen.voxel._chunk import CHUNK, Chunk, chunk_range
 from worldgen.voxel._config import VoxelConfig
 from worldgen.voxel._exports import square_chunks, surface_and_water, vox_models
 from worldgen.voxel._generator import generate_chunk
-from worldgen.voxel._minecraft import check_range, chunk_bytes, level_tag
+from worldgen.voxel._minecraft import SAVED, check_range, chunk_bytes, level_tag
 from worldgen.voxel._render import cross_section, top_down
 from worldgen.voxel._store import ChunkStore, World
 from worldgen.voxel._voxel_mesh import greedy_mesh, write_voxel_glb
@@ -217,9 +216,8 @@ def _write_minecraft(config, folder, chunks, surface, water, x, z, radius) -> li
         region[(chunk.cx % REGION, chunk.cz % REGION)] = chunk_bytes(
             chunk, cells[k : k + 4, i : i + 4]
         )
-    now = int(time.time())
     written = [
-        write_region(folder / "region" / region_name(rx, rz), region, timestamp=now)
+        write_region(folder / "region" / region_name(rx, rz), region, timestamp=SAVED)
         for (rx, rz), region in sorted(regions.items())
     ]
     # Spawn on the land column nearest the centre (the centre when all is sea).
@@ -230,7 +228,7 @@ def _write_minecraft(config, folder, chunks, surface, water, x, z, radius) -> li
         nearest = np.argmin((kk - k) ** 2 + (ii - i) ** 2)
         k, i = int(kk[nearest]), int(ii[nearest])
     spawn = (x - radius + i, int(surface[k, i]) + 1, z - radius + k)
-    level = level_tag(config.seed, spawn, f"worldgen seed {config.seed}", last_played=now * 1000)
+    level = level_tag(config.seed, spawn, f"worldgen seed {config.seed}", last_played=SAVED * 1000)
     written.insert(0, write_nbt_file(folder / "level.dat", level))
     return written
 
