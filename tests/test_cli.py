@@ -35,6 +35,16 @@ def test_map_with_defaults_writes_the_map_set(tmp_path):
     assert np.array_equal(tiles, read_tiles_csv(tmp_path / "tilemap.csv"))
 
 
+def test_terrain_says_why_unity_wants_another_size_in_a_note(tmp_path):
+    # It printed the Python warning, with its file, line and source line.
+    args = ["terrain", "--out", str(tmp_path), "--width", "48", "--height", "40",
+            "--droplets", "500", "--export", "r16"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "note: Unity terrains want square heightmaps" in result.output
+    assert "Warning" not in result.output and "_heightmap.py" not in result.output
+
+
 def test_options_are_passed_through(tmp_path):
     args = ["map", "--out", str(tmp_path), *SMALL, "--preset", "classic", "--seed", "-5",
             "--noise", "simplex",
@@ -187,6 +197,7 @@ def test_world_maps_refuse_classic_options_and_have_levels_and_water(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert "level 6" in result.output
+    assert "open ocean" not in result.output  # it looked at 1 cell a sample
     water = np.load(tmp_path / "b" / "water.npy")
     assert water.dtype == bool and water.shape == (64, 96)
     assert water.any() and not water.all()  # the spawn's overview: coast and land

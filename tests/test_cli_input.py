@@ -207,3 +207,18 @@ def test_usage_errors_exit_2_with_one_line(capsys):
     assert cli.run(["map", "--width", "abc"]) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(lines) == 1 and "--width" in lines[0]
+
+
+@pytest.mark.parametrize("command", ["map", "terrain", "serve"])
+def test_a_voxel_world_config_given_to_a_map_command_says_so(tmp_path, command):
+    # It said "'str' object is not a mapping" (the world's terrain = "3d").
+    example = runner.invoke(cli.app, ["config", "--example", "world"])
+    path = tmp_path / "world.toml"
+    path.write_text(example.output)
+    args = [command, "--config", str(path)]
+    args += ["--port", "0"] if command == "serve" else ["--out", str(tmp_path / "out")]
+    result = runner.invoke(cli.app, args)
+    assert result.exit_code == 1
+    assert "is a voxel world's config (for worldgen world)" in result.output, result.output
+    assert "worldgen config --example map" in result.output
+    assert not (tmp_path / "out").exists()

@@ -203,6 +203,23 @@ def load_toml(path: str | os.PathLike) -> dict[str, Any]:
         raise ValueError(f"config file {path} is not valid TOML: {exc}") from None
 
 
+# Keys of a voxel world's config that a map's config never has.
+_VOXEL_KEYS = {"y_min", "y_max", "sea_level", "caves", "aquifers", "rivers", "trees", "ores",
+               "palette"}  # fmt: skip
+
+
+def load_map_toml(path: str | os.PathLike) -> dict[str, Any]:
+    """:func:`load_toml` of a map's config, refusing a voxel world's (whose
+    ``terrain`` is a word, not a table) with a message that says so."""
+    data = load_toml(path)
+    if isinstance(data.get("terrain"), str) or _VOXEL_KEYS & set(data):
+        raise ValueError(
+            f"config file {path} is a voxel world's config (for worldgen world); this "
+            "command takes a map's: `worldgen config --example map` prints one"
+        )
+    return data
+
+
 def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     """``override`` on top of ``base``; tables merge key by key."""
     out = copy.deepcopy(base)

@@ -126,6 +126,26 @@ def _fail(exc: BaseException) -> typer.Exit:
     return typer.Exit(1)
 
 
+@contextlib.contextmanager
+def _size_notes():
+    """Heightmap size warnings of the work inside, printed after it as
+    notes (yields their list), not as Python warnings."""
+    import warnings
+
+    from worldgen.io import HeightmapSizeWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", HeightmapSizeWarning)
+        yield caught
+    for warning in caught:
+        if issubclass(warning.category, HeightmapSizeWarning):
+            _err.print(f"[yellow]note:[/yellow] {escape(str(warning.message))}", highlight=False)
+        else:
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+
+
 def leave_if_working(code: int) -> None:
     """Exit now with ``code`` if threads of a pool are still at work: after
     Ctrl-C, or a server that has stopped, work left on a pool's threads
@@ -172,11 +192,11 @@ def _map_data(
     """The map config dict: the preset, then the file, then ``terrain``
     options (those given), then ``world`` options (for a world: its seed is
     the ``seed`` option); and the map's width and height."""
-    from worldgen.config import load_toml, merge
+    from worldgen.config import load_map_toml, merge
     from worldgen.config import preset as preset_overrides
 
     given = {k: v for k, v in terrain.items() if v is not None}
-    file_data = load_toml(config) if config is not None else {}
+    file_data = load_map_toml(config) if config is not None else {}
     size = {**file_data.get("terrain", {}), **given}
     w, h = size.get("width", 512), size.get("height", 512)
     data = preset_overrides(preset, w, h) if preset else {}
@@ -286,9 +306,10 @@ def _ocean_note(settings, window) -> str | None:
     from worldgen.world._elevation import elevation
 
     window = settings.window if window is None else window
-    n = 64
-    step = max(1, max(window.width, window.height) // n)
-    probe = Window(window.x, window.y, -(-window.width // step), -(-window.height // step), step)
+    n = 64  # samples along the longer side
+    k = max(1, max(window.width, window.height) // n)
+    w, h = -(-window.width // k), -(-window.height // k)
+    probe = Window(window.x, window.y, w, h, window.step * k)  # the window's own step too
     if (elevation(settings.world, probe) < 0.0).all():
         return (
             "this window is open ocean (no land in it); leave out --x/--y for a view "
@@ -317,7 +338,8 @@ ContinentSize = Annotated[
 LandFraction = Annotated[
     float | None,
     typer.Option(
-        help="World presets: share of the world that is land, 0.02-0.6.", show_default="0.25"
+        help="World presets: share of the world that is land, 0.02-0.35.",
+        show_default="0.2 (archipelago 0.15)",
     ),
 ]
 

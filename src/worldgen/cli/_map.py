@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pathlib
-import warnings
 from typing import Annotated, Any
 
 from rich.markup import escape
@@ -34,6 +33,7 @@ from worldgen.cli._common import (
     _globally,
     _map_window,
     _ocean_note,
+    _size_notes,
     _stages,
     _written,
     app,
@@ -168,7 +168,7 @@ def map_command(
 
     With --export zarr, cog or tiles, write instead world.zarr (every layer, made block by block, resumable), world.tif (a Cloud-Optimized GeoTIFF of the heights) and tiles/ (a z/x/y pyramid of the colour map): for maps of any size, on Dask if asked."""
     from worldgen.config import map_config, merge, preset_is_world
-    from worldgen.io import HeightmapSizeWarning, write_map_set
+    from worldgen.io import write_map_set
     from worldgen.io._mapset import STAGES
 
     terrain = {
@@ -230,16 +230,13 @@ def map_command(
             written = _big("map", settings, None, out, window, export, dask, block)
             _written(written, out, _described(settings, window))
             return
-        with _stages(STAGES) as advance, warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", HeightmapSizeWarning)
+        with _stages(STAGES) as advance, _size_notes():
             written = write_map_set(
                 settings, out, window=window, formats=[f.value for f in export or []], tile=tile,
                 relief=relief, blend=blend, progress=advance,
             )  # fmt: skip
     except _USER_ERRORS as exc:
         raise _fail(exc) from None
-    for warning in caught:
-        _err.print(f"[yellow]note:[/yellow] {escape(str(warning.message))}", highlight=False)
     if note is not None:
         _err.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     _written(written, out, _described(settings, window))

@@ -34,7 +34,7 @@ def serve_command(
     import threading
     import webbrowser
 
-    from worldgen.config import load_toml
+    from worldgen.config import load_map_toml
     from worldgen.web import create_app
     from worldgen.web._server import listen, make_server
 
@@ -45,7 +45,7 @@ def serve_command(
             raise ValueError(f"host must be an address or name such as 127.0.0.1, got {host!r}")
         defaults = {"preset": preset.value if preset else None, "seed": seed}
         app_ = create_app(
-            load_toml(config) if config is not None else {},
+            load_map_toml(config) if config is not None else {},
             {k: v for k, v in defaults.items() if v is not None},
             timeout=timeout,
             hosts=(host,),

@@ -25,6 +25,7 @@ from worldgen.cli._common import (
     _fail,
     _globally,
     _map_window,
+    _size_notes,
     _stages,
     _written,
     app,
@@ -125,7 +126,7 @@ def terrain_command(
             written = _big("terrain", settings, carving, out, window, export, dask, block)
             _written(written, out, _described(settings, window))
             return
-        with _stages(TERRAIN_STAGES) as advance:
+        with _stages(TERRAIN_STAGES) as advance, _size_notes():
             meshes = [m.value for m in mesh or [MeshFormat.glb]]
             written = write_terrain_set(
                 settings, carving, out, window=window, formats=[f.value for f in export or []],
