@@ -183,6 +183,16 @@ def test_requests_too_big_for_memory_are_refused_with_the_way_out(tmp_path, monk
     line = one_line(runner.invoke(app, ["terrain", "--out", str(tmp_path / "t"), "--width", "4096",
                                         "--height", "4096"]))  # fmt: skip
     assert "a 4096 x 4096 terrain set needs about 2.8 GB" in line
+    # Thermal iterations carve a bigger window (2 cells more a side each):
+    # 512 on a 128 x 128 map took 720 MB after an estimate of 2.8 MB.
+    monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "100M")
+    line = one_line(runner.invoke(app, ["terrain", "--out", str(tmp_path / "t"), "--width", "128",
+                                        "--height", "128", "--thermal", "512"]))  # fmt: skip
+    assert line.startswith(
+        "error: width, height, thermal: a 128 x 128 terrain set with 512 thermal iterations "
+        "(which carve 1,024 more cells on each side) needs about 794.8 MB"
+    ), line
+    assert "use fewer thermal iterations" in line
     assert not any(tmp_path.iterdir())
 
 

@@ -135,10 +135,21 @@ def _check_work(
         check_instance(window, "window", Window)
     window = config.window if window is None else window
     w, h = window.width, window.height
+    parameter, request, way_out = "width, height", f"a {w} x {h} map set", _TOO_BIG
     if terrain_config is None:
-        need, what = MAP_BYTES_PER_CELL * w * h, "map"
+        need = MAP_BYTES_PER_CELL * w * h
     else:
-        need, what = TERRAIN_BYTES_PER_CELL * w * h, "terrain"
+        # n thermal iterations carve the window grown by 2 n cells a side.
+        grown = 4 * terrain_config.thermal
+        need = TERRAIN_BYTES_PER_CELL * (w + grown) * (h + grown)
+        request = f"a {w} x {h} terrain set"
+        if grown:
+            parameter = "width, height, thermal"
+            request += (
+                f" with {terrain_config.thermal:,} thermal iterations (which carve "
+                f"{grown // 2:,} more cells on each side)"
+            )
+            way_out = "use fewer thermal iterations (tens to hundreds are usual), or a smaller map"
         for name, side in (("width", w), ("height", h)):
             if side < 2:
                 raise ValueError(
@@ -161,7 +172,7 @@ def _check_work(
                 f"iterations for this {w} x {h} map, got {terrain_config.thermal:,}; slopes "
                 "settle long before that (tens to hundreds of iterations are usual)"
             )
-    check_memory(need, "width, height", f"a {w} x {h} {what} set", _TOO_BIG)
+    check_memory(need, parameter, request, way_out)
 
 
 def _check_options(config: MapConfig, formats, tile, relief) -> MapConfig:
