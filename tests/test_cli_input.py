@@ -222,3 +222,16 @@ def test_a_voxel_world_config_given_to_a_map_command_says_so(tmp_path, command):
     assert "is a voxel world's config (for worldgen world)" in result.output, result.output
     assert "worldgen config --example map" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_window_corners_past_the_reach_are_refused_naming_the_option(tmp_path):
+    # Near 2^40 the map set's margins left a window's reach: refused with a
+    # number nobody typed (np.int64(1099511632640)).
+    for option, value in (("--x", "1099511627000"), ("--y", "-549755813889")):
+        result = runner.invoke(cli.app, ["map", "--out", str(tmp_path / "out"), option, value])
+        assert result.exit_code == 1
+        assert f"{option} must be an integer from -549755813888 to 549755813888" in result.output
+    assert not (tmp_path / "out").exists()
+    edge = ["--x", "-549755813888", "--y", "549755813800", "--width", "16", "--height", "16"]
+    result = runner.invoke(cli.app, ["map", "--out", str(tmp_path / "edge"), *edge])
+    assert result.exit_code == 0, result.output

@@ -262,10 +262,15 @@ def _map_window(
     (``None`` for the map's default).
     """
     from worldgen.config import merge
+    from worldgen.noise._validate import check_int
     from worldgen.world import Window
+    from worldgen.world._window import REACH
 
     if x is None and y is None:
         return (*_map_data(config, preset, terrain, world), None)
+    for name, value in (("--x", x), ("--y", y)):
+        if value is not None:
+            check_int(value, name, -REACH, REACH)
     data, w, h = _map_data(config, preset, {**terrain, "width": None, "height": None}, world)
     window = Window(x or 0, y or 0, terrain.get("width") or w, terrain.get("height") or h)
     if "world" in data:

@@ -13,15 +13,13 @@ from worldgen.io import write_map_set
 from worldgen.noise._validate import check_int
 from worldgen.products._maps import MapConfig
 from worldgen.web._products import check_windowed, relief
-from worldgen.world._window import Window
+from worldgen.world._window import REACH, Window
 
 MAX_EXPORT = 1024
 """Largest side, in cells, of an exported window."""
 
-EXPORT_REACH = 2**39
-"""Farthest cell from the world's centre at which an export may start
-(half the reach of a window, so that the margins the map set grows an
-export by stay within it)."""
+EXPORT_REACH = REACH
+"""Farthest cell from the world's centre at which an export may start."""
 
 
 def export_window(x: int, z: int, width: int, height: int) -> tuple[int, int, int, int]:

@@ -8,6 +8,11 @@ from worldgen.noise._validate import check_int
 
 _BIG = 2**40
 
+REACH = 2**39
+"""How far from the world's centre, in cells, a product's window may start:
+half a window's reach, so that the margins and halos products grow their
+windows by stay within it."""
+
 
 @dataclasses.dataclass(frozen=True)
 class Window:
