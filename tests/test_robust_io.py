@@ -271,6 +271,22 @@ def test_ctrl_c_while_numba_compiles_is_one_line(monkeypatch, capsys):
     assert capsys.readouterr().err.strip().startswith("interrupted:")
 
 
+def test_ctrl_c_as_the_interpreter_exits_prints_nothing():
+    # A Ctrl-C just after a run's last line came during the exit handlers
+    # and printed "Exception ignored in atexit callback ... KeyboardInterrupt".
+    code = (
+        "import atexit, os, signal, sys, time\n"
+        "atexit.register(time.sleep, 0.2)\n"  # an exit handler that takes a moment
+        "atexit.register(os.kill, os.getpid(), signal.SIGINT)\n"  # Ctrl-C then
+        "sys.argv = ['worldgen', '--version']\n"
+        "from worldgen.cli import main\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("worldgen ") and done.stderr == "", done.stderr
+
+
 def test_memory_error_is_one_line(tmp_path, monkeypatch):
     from worldgen.io import _mapset
 

@@ -147,3 +147,35 @@ def test_one_run_at_a_time_per_directory(tmp_path):
             with output_set(tmp_path, command="second"):
                 pass
     assert json.loads((tmp_path / MANIFEST).read_text())["sets"][0]["command"] == "first"
+
+
+def test_ctrl_c_while_a_set_is_swapped_in_says_the_new_set_is_saved(tmp_path, monkeypatch):
+    # Ctrl-C during the moves waits for them, so the new set is in place;
+    # the command line said the directory kept its previous files.
+    import signal
+
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    write_map_set(small(1), tmp_path)
+    replace = os.replace
+
+    def interrupted(source, target):
+        if ".worldgen-staging-" in str(source) and ".worldgen-staging-" not in str(target):
+            os.kill(os.getpid(), signal.SIGINT)  # held until the moves are done
+        replace(source, target)
+
+    monkeypatch.setattr(_outset.os, "replace", interrupted)
+    with pytest.raises(_outset.SavedInterrupt):
+        write_map_set(small(2), tmp_path)
+    monkeypatch.undo()
+    whole = tmp_path.parent / "whole"
+    write_map_set(small(2), whole)
+    assert snapshot(tmp_path) == snapshot(whole)
+    # The command line says so.
+    monkeypatch.setattr(_outset.os, "replace", interrupted)
+    out = tmp_path.parent / "cli"
+    result = CliRunner().invoke(app, ["map", "--out", str(out), "--width", "16", "--height", "8"])
+    assert result.exit_code == 130
+    assert "after the new set was saved; the output directory holds it, complete" in result.output

@@ -5,7 +5,9 @@ option, on built-in defaults. Library errors (bad parameters) become one red
 line on stderr and exit status 1; long work shows a progress bar.
 """
 
+import atexit
 import os
+import signal
 import sys
 
 import typer
@@ -42,8 +44,10 @@ def run(argv: list[str] | None = None) -> int:
                 f"[red]error:[/red] {escape(message)} (see worldgen --help)", highlight=False
             )
         return exc.exit_code
-    except (typer.Abort, KeyboardInterrupt):
+    except typer.Abort:
         return _fail(KeyboardInterrupt()).exit_code
+    except KeyboardInterrupt as exc:
+        return _fail(exc).exit_code
     except MemoryError as exc:
         return _fail(exc).exit_code
     except Exception as exc:
@@ -63,6 +67,10 @@ def main() -> None:
 
     skip_blas_probe()
     code = run()
+    # The work is done (or stopped): a Ctrl-C while the interpreter exits
+    # would only print a traceback from its exit handlers. This handler,
+    # registered last, runs first.
+    atexit.register(signal.signal, signal.SIGINT, signal.SIG_IGN)
     if code == 130:
         leave_if_working(code)
     sys.exit(code)

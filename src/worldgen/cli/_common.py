@@ -110,6 +110,15 @@ _USER_ERRORS = (ValueError, TypeError, OSError, MemoryError, KeyboardInterrupt)
 
 
 def _fail(exc: BaseException) -> typer.Exit:
+    from worldgen.io._outset import SavedInterrupt
+
+    if isinstance(exc, SavedInterrupt):  # Ctrl-C as the set was swapped in
+        _err.print(
+            "[yellow]interrupted:[/yellow] after the new set was saved; the output directory "
+            "holds it, complete",
+            highlight=False,
+        )
+        return typer.Exit(130)
     if isinstance(exc, KeyboardInterrupt):
         _err.print(
             "[yellow]interrupted:[/yellow] the output directory keeps its previous files",

@@ -267,9 +267,15 @@ def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str) 
         (staging / _COMMIT).unlink()
 
 
+class SavedInterrupt(KeyboardInterrupt):
+    """Ctrl-C that came while a set was being swapped in: the swap was
+    finished first, so the output directory holds the new set, complete."""
+
+
 @contextlib.contextmanager
 def _ctrl_c_deferred() -> Iterator[None]:
-    """Hold SIGINT until the block ends, then deliver it (main thread only)."""
+    """Hold SIGINT until the block ends, then deliver it (main thread only):
+    as :class:`SavedInterrupt` if Python's own handler was to take it."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -280,6 +286,8 @@ def _ctrl_c_deferred() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, previous)
         if received:
+            if previous is signal.default_int_handler:
+                raise SavedInterrupt
             signal.raise_signal(signal.SIGINT)
 
 
