@@ -102,4 +102,4 @@ def test_local_normalisation_of_a_window_is_an_error(tmp_path, args, where):
 
 def test_bad_window_values_name_the_option(tmp_path):
     result = runner.invoke(app, ["map", "--out", str(tmp_path), "--x", str(2**41)])
-    assert result.exit_code == 1 and "error: window x must be an integer" in result.output
+    assert result.exit_code == 1 and "error: --x must be an integer" in result.output
