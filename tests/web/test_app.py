@@ -181,7 +181,7 @@ def test_export_says_what_it_holds(client, key):
 
 
 def test_exports_at_the_ends_of_their_reach_are_made(client, key):
-    # Up to EXPORT_REACH from the centre; the margins the map set adds
+    # Up to REACH from the centre; the margins the map set adds
     # stay within a window's reach (they gave a 422 past 2^40 - 10^4).
     for x, z in ((-(2**39), 2**39 - 16), (2**39, -(2**39))):
         r = client.get(f"/w/{key}/export?x={x}&z={z}&width=16&height=16")

@@ -112,18 +112,13 @@ _USER_ERRORS = (ValueError, TypeError, OSError, MemoryError, KeyboardInterrupt)
 def _fail(exc: BaseException) -> typer.Exit:
     from worldgen.io._outset import SavedInterrupt
 
-    if isinstance(exc, SavedInterrupt):  # Ctrl-C as the set was swapped in
-        _err.print(
-            "[yellow]interrupted:[/yellow] after the new set was saved; the output directory "
-            "holds it, complete",
-            highlight=False,
-        )
-        return typer.Exit(130)
     if isinstance(exc, KeyboardInterrupt):
-        _err.print(
-            "[yellow]interrupted:[/yellow] the output directory keeps its previous files",
-            highlight=False,
+        outcome = (
+            "after the new set was saved; the output directory holds it, complete"
+            if isinstance(exc, SavedInterrupt)  # Ctrl-C as the set was swapped in
+            else "the output directory keeps its previous files"
         )
+        _err.print(f"[yellow]interrupted:[/yellow] {outcome}", highlight=False)
         return typer.Exit(130)
     if isinstance(exc, MemoryError):
         why = f" ({exc})" if str(exc) else ""
@@ -138,14 +133,14 @@ def _fail(exc: BaseException) -> typer.Exit:
 @contextlib.contextmanager
 def _size_notes():
     """Heightmap size warnings of the work inside, printed after it as
-    notes (yields their list), not as Python warnings."""
+    notes, not as Python warnings."""
     import warnings
 
     from worldgen.io import HeightmapSizeWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", HeightmapSizeWarning)
-        yield caught
+        yield
     for warning in caught:
         if issubclass(warning.category, HeightmapSizeWarning):
             _err.print(f"[yellow]note:[/yellow] {escape(str(warning.message))}", highlight=False)

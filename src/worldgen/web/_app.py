@@ -543,12 +543,13 @@ def create_app(
         return Response(data, media_type="application/json")
 
     async def export(request: Request) -> Response:
-        from worldgen.web._export import EXPORT_REACH, export_note, export_window, export_zip
+        from worldgen.web._export import export_note, export_window, export_zip
+        from worldgen.world._window import REACH
 
         key = request.path_params["key"]
         config = state.world(key)[0]
         q = request.query_params
-        box = [_int(q.get(n), n, EXPORT_REACH) for n in ("x", "z")]
+        box = [_int(q.get(n), n, REACH) for n in ("x", "z")]
         box += [_int(q.get(n), n, 2**40) for n in ("width", "height")]
         try:
             x, z, w, h = export_window(*box)

@@ -18,15 +18,12 @@ from worldgen.world._window import REACH, Window
 MAX_EXPORT = 1024
 """Largest side, in cells, of an exported window."""
 
-EXPORT_REACH = REACH
-"""Farthest cell from the world's centre at which an export may start."""
-
 
 def export_window(x: int, z: int, width: int, height: int) -> tuple[int, int, int, int]:
     """The window ``(x, z, width, height)`` of world cells, cut to at most
     :data:`MAX_EXPORT` cells a side around its centre."""
-    check_int(x, "x", -EXPORT_REACH, EXPORT_REACH)
-    check_int(z, "z", -EXPORT_REACH, EXPORT_REACH)
+    check_int(x, "x", -REACH, REACH)  # the margins the map set adds stay in a window's reach
+    check_int(z, "z", -REACH, REACH)
     check_int(width, "width", 1, 2**40)
     check_int(height, "height", 1, 2**40)
     w, h = min(width, MAX_EXPORT), min(height, MAX_EXPORT)
