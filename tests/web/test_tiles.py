@@ -333,3 +333,32 @@ def test_the_page_parameters_of_a_world_are_its_own():
                       "land_fraction": 0.2, "relief": 160.0}  # fmt: skip
     config, params = worlds.build({"preset": "classic", "seed": 5})
     assert config.world is None and params["scale"] == 128.0 and "continent_size" not in params
+
+
+@pytest.mark.parametrize("z", [NATIVE_ZOOM, 9, 3])
+def test_climate_layers_show_the_worlds_climate(z):
+    """The temperature and rainfall tiles are the world's fields at the
+    tile's level, through their colour ramps; the rainfall tile's sea and,
+    where rivers are drawn, its lakes and rivers are the world's water."""
+    from worldgen.products import colour_ramp
+    from worldgen.web._products import _RAINFALL_RAMP, _SEA, _TEMPERATURE_RAMP
+    from worldgen.world import world_fields
+    from worldgen.world._rivers import drawn
+
+    x, y = _tile_near(WORLD, z)
+    window = tile_window(z, x, y)
+    fields = world_fields(WORLD.world, window, rivers=drawn(WORLD.world, window))
+    temperature = tile_image(WORLD, "temperature", z, x, y)
+    np.testing.assert_array_equal(
+        temperature, colour_ramp(fields.temperature, _TEMPERATURE_RAMP, blend=True)
+    )
+    rainfall = tile_image(WORLD, "rainfall", z, x, y)
+    assert fields.water.any() and not fields.water.all()  # the spawn's coast
+    sea = np.broadcast_to(_SEA, (int(fields.water.sum()), 3))
+    np.testing.assert_array_equal(rainfall[fields.water], sea)
+    dry = ~fields.water
+    np.testing.assert_array_equal(
+        rainfall[dry], colour_ramp(fields.rainfall, _RAINFALL_RAMP, blend=True)[dry]
+    )
+    # The climate varies across the tile: not one flat colour.
+    assert np.ptp(fields.temperature) > 0.1 and np.ptp(fields.rainfall[dry]) > 1.0

@@ -251,11 +251,14 @@ class Relief:
     uplift: np.ndarray  # mountain belts, 0..1
     ridge: np.ndarray  # the ridged noise (its mean where no belt needs it)
     height: float  # metres of the highest ranges (M)
+    land: np.ndarray  # bool: the land factor may be above 0 (the ridge is right)
 
     @property
     def mountains(self) -> np.ndarray:
-        """Metres the ranges add (before the land factor)."""
-        return self.height * self.uplift * (0.25 + 0.75 * self.ridge)
+        """Metres the ranges add (before the land factor); 0 where the land
+        factor is 0, the only samples where the ridge is left at its mean
+        (which depends on the window), so that the field is exact."""
+        return np.where(self.land, self.height * self.uplift * (0.25 + 0.75 * self.ridge), 0.0)
 
 
 @kernel
@@ -326,7 +329,7 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift, grid: bo
         c, uplift, ridge, hills, hilly, float(metres[0]), knots, changes, sigma, _RAMP, tab_e,
         tab_l, mountains, HILLS * config.relief, out,
     )  # fmt: skip
-    return Relief(out, c, uplift, ridge, mountains)
+    return Relief(out, c, uplift, ridge, mountains, land)
 
 
 @kernel

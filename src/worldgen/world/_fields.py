@@ -72,8 +72,8 @@ class WorldFields:
     uplift : float64 in [0, 1]
         The mountain belts (None when the elevation was given).
     mountains : float64
-        Metres the ranges add to the land, before the coast's land factor
-        (None when the elevation was given).
+        Metres the ranges add to the land, before the coast's land factor;
+        0 where that factor is 0 (None when the elevation was given).
     temperature : float64
         Degrees Celsius.
     rainfall : float64
