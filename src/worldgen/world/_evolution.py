@@ -144,48 +144,66 @@ def evolve(
     if eps <= 0.0:
         raise ValueError(f"epsilon must be > 0, got {epsilon!r}")
     fx[0, :] = fx[-1, :] = fx[:, 0] = fx[:, -1] = True
-    _evolve(h, fx, up, k, m, int(steps), eps, _OFFSETS)
+    # Node indices in 32 bits where they fit: the walks below are bound by
+    # memory, and half the bytes is most of their time.
+    index = np.int32 if h.size < 2**31 else np.int64
+    active = np.flatnonzero(~fx).astype(index)
+    _evolve(h, fx, up, k, m, int(steps), eps, active, np.full(h.size, -1, index), _OFFSETS)
     return h
 
 
 @kernel
-def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, offsets):
+def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, receiver, offsets):
+    # ``active``: the nodes that are not fixed, ascending; ``receiver``: -1
+    # everywhere, of the same integer type.
     height, width = h.shape
     n = height * width
     flat = h.ravel()
     fix = fixed.ravel()
     up = uplift.ravel()
-    active = np.flatnonzero(~fix)
     count = active.size
-    receiver = np.full(n, -1, np.int64)
     length = np.ones(n)
     area = np.zeros(n)
-    first = np.full(n, -1, np.int64)  # donors as linked lists
-    after = np.full(n, -1, np.int64)
-    stack = np.empty(n, np.int64)
+    first = np.full_like(receiver, -1)  # donors as linked lists
+    after = np.full_like(receiver, -1)
+    stack = np.empty_like(receiver)
     root = np.zeros(n, np.bool_)
     diagonal = math.sqrt(2.0)
+    # An active node's area is a whole number of nodes, at most ``count``:
+    # A^m is read from a table (the same pow, once per area, not per step).
+    power = np.empty(count + 1)
+    for a in range(count + 1):
+        power[a] = float(a) ** m
+    # Neighbours as offsets into the flat array: no active node is on the
+    # border (the border is fixed), so every neighbour exists.
+    delta = np.empty(8, np.int64)
+    for k in range(8):
+        delta[k] = offsets[k, 0] * width + offsets[k, 1]
     for _ in range(steps):
         # Receivers: the steepest drop (none only if the caller's promise
         # of a lower neighbour is broken: then the node is a root).
         for a in range(count):
             p = active[a]
-            y = p // width
-            x = p - y * width
+            hp = flat[p]
             best = 0.0
             to = -1
+            d = 1.0
             for k in range(8):
-                yy = y + offsets[k, 0]
-                xx = x + offsets[k, 1]
-                if yy < 0 or yy >= height or xx < 0 or xx >= width:
-                    continue
-                q = yy * width + xx
-                d = 1.0 if (k & 1) == 0 else diagonal
-                drop = (flat[p] - flat[q]) / d
-                if drop > best:
-                    best = drop
-                    to = q
-                    length[p] = d
+                q = p + delta[k]
+                if (k & 1) == 0:
+                    drop = hp - flat[q]
+                    if drop > best:
+                        best = drop
+                        to = q
+                        d = 1.0
+                else:
+                    drop = (hp - flat[q]) / diagonal
+                    if drop > best:
+                        best = drop
+                        to = q
+                        d = diagonal
+            if to >= 0:
+                length[p] = d
             receiver[p] = to
         # Roots first, then donors breadth first.
         top = 0
@@ -226,7 +244,7 @@ def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, offsets):
         for t in range(roots, top):
             p = stack[t]
             r = receiver[p]
-            f = erodibility * area[p] ** m / length[p]
+            f = erodibility * power[int(area[p])] / length[p]
             v = (flat[p] + up[p] + f * flat[r]) / (1.0 + f)
             floor = flat[r] + epsilon
             flat[p] = v if v > floor else floor
