@@ -203,6 +203,22 @@ def test_run_turns_every_failure_into_one_line(monkeypatch, capsys, error, code,
     assert len(lines) == 1 and text in lines[0]
 
 
+def test_a_full_disk_is_one_line_naming_the_output(monkeypatch, capsys, tmp_path):
+    import errno
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr("worldgen.io.write_svg_polylines", full)
+    out = tmp_path / "shapes"
+    assert cli.run(["wobble", "--out", str(out)]) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert f"out: could not write the files into {out} (No space left on device)" in lines[0]
+    assert lines[0].endswith("free some space there or choose another directory")
+    assert not out.exists()
+
+
 def test_usage_errors_exit_2_with_one_line(capsys):
     assert cli.run(["map", "--width", "abc"]) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]

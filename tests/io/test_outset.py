@@ -179,3 +179,44 @@ def test_ctrl_c_while_a_set_is_swapped_in_says_the_new_set_is_saved(tmp_path, mo
     result = CliRunner().invoke(app, ["map", "--out", str(out), "--width", "16", "--height", "8"])
     assert result.exit_code == 130
     assert "after the new set was saved; the output directory holds it, complete" in result.output
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_a_full_disk_names_the_directory_and_what_is_left(tmp_path, fresh):
+    import errno
+
+    out = tmp_path / "out"
+    if not fresh:
+        with output_set(out, command="demo") as files:
+            (files.staging / "a.txt").write_text("a")
+    before = sorted(p.name for p in out.iterdir()) if not fresh else None
+    with pytest.raises(OSError) as caught, output_set(out, command="demo") as files:
+        (files.staging / "b.txt").write_text("b")
+        raise OSError(errno.ENOSPC, "No space left on device")
+    message = str(caught.value)
+    assert caught.value.errno == errno.ENOSPC
+    assert message.startswith(f"out: could not write the files into {out} (No space left")
+    assert ("nothing is left there" if fresh else "it keeps its previous files") in message
+    assert message.endswith("free some space there or choose another directory")
+    if fresh:
+        assert not out.exists()
+    else:
+        assert sorted(p.name for p in out.iterdir()) == before
+
+
+def test_a_file_that_cannot_be_written_in_the_set_names_it(tmp_path):
+    import errno
+
+    with pytest.raises(PermissionError) as caught, output_set(tmp_path, command="demo") as files:
+        raise PermissionError(errno.EACCES, "Permission denied", str(files.staging / "a.png"))
+    message = str(caught.value)
+    assert message.startswith(f"out: could not write the files into {tmp_path} (Permission")
+    assert "a.png" in message and message.endswith("choose a directory you can write to")
+    # Errors that are not about writing the set keep their own message.
+    elsewhere = tmp_path.parent / "config.toml"
+    with pytest.raises(PermissionError, match=r"^\[Errno 13\] Permission denied"):
+        with output_set(tmp_path, command="demo"):
+            raise PermissionError(errno.EACCES, "Permission denied", str(elsewhere))
+    with pytest.raises(OSError, match=r"^disk trouble$"):
+        with output_set(tmp_path, command="demo"):
+            raise OSError("disk trouble")

@@ -24,6 +24,7 @@ and files worldgen did not write, are left alone.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -124,6 +125,11 @@ def output_set(
         If another worldgen run is writing into ``out``.
     NotADirectoryError, PermissionError
         If ``out`` cannot be written into.
+    OSError
+        If the block fails for want of room (a full disk or quota) or of a
+        right to write (a read-only file system, a file in ``out``): the
+        message names ``name``, the directory and what is left there; other
+        errors of the block pass through as they are.
 
     Examples
     --------
@@ -141,7 +147,13 @@ def output_set(
             recover(path)
             staging = pathlib.Path(tempfile.mkdtemp(prefix=_STAGING, dir=path))
             try:
-                yield OutputSet(path, staging)
+                try:
+                    yield OutputSet(path, staging)
+                except OSError as exc:
+                    clear = _cannot_write(exc, path, name, made)
+                    if clear is None:
+                        raise
+                    raise clear from exc
                 _commit(path, staging, command, about)
             finally:
                 # A commit list left means the moves were cut short by an
@@ -153,6 +165,38 @@ def output_set(
             with contextlib.suppress(OSError):
                 path.rmdir()
         raise
+
+
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+_NO_WRITE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def _cannot_write(exc: OSError, path: pathlib.Path, name: str, made: bool) -> OSError | None:
+    """A message naming ``name`` and ``path`` for an error that stopped a
+    set being staged in ``path`` (a full disk or quota, a read-only file
+    system, a file or folder there that cannot be written; ``made``: the
+    directory is new, and goes); None for other errors, which keep their
+    own message."""
+    if exc.errno in _NO_ROOM:
+        fix = "free some space there or choose another directory"
+    elif exc.errno in _NO_WRITE and exc.filename is not None and _under(exc.filename, path):
+        fix = "choose a directory you can write to"
+    else:
+        return None
+    where = f", at {exc.filename}" if exc.filename is not None else ""
+    clear = type(exc)(
+        f"{name}: could not write the files into {path} ({exc.strerror or exc}{where}); "
+        f"{'nothing is left there' if made else 'it keeps its previous files'}; {fix}"
+    )
+    clear.errno = exc.errno
+    return clear
+
+
+def _under(file: str | bytes | os.PathLike, path: pathlib.Path) -> bool:
+    try:
+        return pathlib.Path(os.fsdecode(file)).resolve().is_relative_to(path.resolve())
+    except (OSError, ValueError):
+        return False
 
 
 def read_manifest(out: str | os.PathLike) -> list[dict]:
