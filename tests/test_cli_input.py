@@ -219,6 +219,19 @@ def test_a_full_disk_is_one_line_naming_the_output(monkeypatch, capsys, tmp_path
     assert not out.exists()
 
 
+@pytest.mark.parametrize("amplitude", ["nan", "inf", "-1", "2e6"])
+def test_wobble_amplitude_out_of_range_names_its_range(capsys, tmp_path, amplitude):
+    # nan was refused as "Input should be less than or equal to 1000000".
+    assert cli.run(["wobble", "--amplitude", amplitude, "--out", str(tmp_path / "w")]) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert (
+        f"amplitude must be a number of pixels from 0 to 1,000,000 (the drawing is 400 x 300), got {float(amplitude)!r}"
+        in lines[0]
+    )
+    assert not (tmp_path / "w").exists()
+
+
 def test_usage_errors_exit_2_with_one_line(capsys):
     assert cli.run(["map", "--width", "abc"]) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]

@@ -62,6 +62,9 @@ def animate_command(
         )
 
 
+MAX_AMPLITUDE = 1e6  # pixels: far past the drawing, with coordinates SVG readers take
+
+
 @app.command("wobble")
 def wobble_command(
     out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
@@ -69,7 +72,7 @@ def wobble_command(
     ),
     seed: Annotated[int, Opt(help="Any 64-bit integer.")] = 0,
     amplitude: Annotated[
-        float, Opt(help="Largest sideways wobble, in pixels (the drawing is 400 x 300).", max=1e6)
+        float, Opt(help="Largest sideways wobble, in pixels (the drawing is 400 x 300): 0 to 1e6.")
     ] = 2.5,
     wavelength: Annotated[
         float, Opt(help="Length of one wobble along the line, in pixels.")
@@ -83,6 +86,11 @@ def wobble_command(
         from worldgen.noise._seed import check_seed
 
         first = check_seed(seed)  # each shape takes the next seed, wrapping at 2**64
+        if not 0.0 <= amplitude <= MAX_AMPLITUDE:  # nan too
+            raise ValueError(
+                f"amplitude must be a number of pixels from 0 to {MAX_AMPLITUDE:,.0f} (the "
+                f"drawing is 400 x 300), got {amplitude!r}"
+            )
         with output_set(out, command="wobble", about=f"seed {seed}") as files:
             lines = [
                 wobble(shape, amplitude=amplitude, wavelength=wavelength, seed=(first + k) % 2**64)
