@@ -262,15 +262,20 @@ def test_switching_preset_applies_its_parameters(page):
     assert page.page.input_value("input[name=continent_size]") == "65536"
     assert not page.page.is_visible("input[name=scale]")
     key = page.page.evaluate("window.explorer.world.key")
+    continents = page.map_pixels()
     page.page.select_option("select[name=preset]", "islands")
     page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
     page.wait()
     assert page.page.input_value("input[name=continent_size]") == "4096"
     assert page.page.input_value("input[name=relief]") == "160"
+    # The map shows the new world, not the old one's tiles.
+    islands = page.map_pixels()
+    assert np.abs(islands - continents).mean() > 5
     key = page.page.evaluate("window.explorer.world.key")
     page.page.select_option("select[name=preset]", "classic")
     page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
     page.wait()
+    assert np.abs(page.map_pixels() - islands).mean() > 5
     # The classic noise map's own parameters, not the last world's.
     assert page.page.input_value("input[name=scale]") == "128"
     assert page.page.input_value("input[name=octaves]") == "6"
