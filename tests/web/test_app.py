@@ -366,3 +366,54 @@ def test_serve_command_rejects_a_bad_port():
 def test_only_loopback_names_are_this_server(host, allowed):
     assert host_allowed(host) is allowed
     assert host_allowed("worldgen.lan:80", extra=("worldgen.lan",))
+
+
+def test_quick_tiles_are_not_held_up_by_slow_ones():
+    # A tile that solves landmasses first (here: any zoom-10 tile, gated)
+    # runs on the pool of slow work; quick tiles keep their own threads.
+    gate, gated = _gated_product()
+
+    def product(config, layer, z, x, y):
+        if z == 10:
+            return gated(config, layer, z, x, y)
+        return b"quick %d" % z
+
+    app = create_app(
+        workers=1, timeout=5.0, product=product, slow_tile=lambda c, layer, z, x, y: z == 10
+    )
+    key = app.state.explorer.worlds.default
+
+    async def both():
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost") as c:
+            slow = [asyncio.ensure_future(c.get(f"/w/{key}/colour/10/{i}/0.png")) for i in (1, 2)]
+            await asyncio.sleep(0.1)
+            quick = await c.get(f"/w/{key}/colour/3/0/0.png")
+            waiting = not any(s.done() for s in slow)
+            gate.set()
+            return quick, waiting, await asyncio.gather(*slow)
+
+    quick, waiting, slow = asyncio.run(both())
+    assert quick.status_code == 200 and quick.content == b"quick 3"
+    assert waiting  # the quick tile came back while the slow ones were still in the making
+    assert [r.status_code for r in slow] == [200, 200]
+    app.state.explorer.close()
+
+
+def test_a_tile_is_slow_until_its_landmasses_are_solved():
+    from worldgen.web import _products
+    from worldgen.web._tiles import HALF
+    from worldgen.world import _drainage, spawn
+
+    config = build_config({}, {"preset": "continents", "seed": 0})
+    x0, y0 = spawn(config.world)
+    z = 8  # rivers drawn, a sample of 256 cells
+    step = 2 ** (NATIVE_ZOOM - z)
+    x, y = (x0 + HALF) // (256 * step), (y0 + HALF) // (256 * step)
+    _drainage.network.cache_clear()
+    assert _products.tile_is_slow(config, "colour", z, x, y)
+    assert _products.tile_is_slow(config, "voxel", 16, CENTRE, CENTRE)
+    assert not _products.tile_is_slow(config, "colour", 4, 0, 0)  # no rivers drawn at zoom 4
+    tile_png(config, "colour", z, x, y)  # solves them
+    assert not _products.tile_is_slow(config, "colour", z, x, y)
+    assert not _products.tile_is_slow(build_config({}, {"preset": "classic"}), "colour", z, x, y)

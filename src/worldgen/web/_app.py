@@ -19,8 +19,12 @@ Bad input is a 4xx with a one-line JSON body ``{"error": "..."}``: a
 ``Host`` other than a loopback name (or one the server was given) is
 refused, so a web page cannot reach the server through a DNS name of its
 own; tile coordinates are plain ASCII digits (one URL per tile). Tile work
-runs on a thread pool; each request waits at most ``timeout`` seconds
-(504), and past ``max_inflight`` computations at once new ones get 503.
+runs on two thread pools: work that may take seconds (tiles whose
+rivers need a landmass's drainage solved first, voxel tiles and chunks,
+exports) on one, every other tile on the other, so a view that is solving
+landmasses does not hold up tiles that are quick to make. Each request
+waits at most ``timeout`` seconds (504), and past ``max_inflight``
+computations at once new ones get 503.
 When every client waiting for a piece of work has gone, the work is
 cancelled (an export stops at its next stage). Finished tiles stay in an
 in-memory LRU cache of ``cache_bytes``. Large responses go out in pieces
@@ -53,7 +57,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from worldgen.noise._validate import check_int, check_positive
-from worldgen.web._products import LAYERS, check_layer, point_info, tile_png
+from worldgen.web._products import LAYERS, check_layer, point_info, tile_is_slow, tile_png
 from worldgen.web._server import PacedResponses
 from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, check_tile
 from worldgen.web._worlds import Worlds, parse_params, spawn_of
@@ -224,9 +228,19 @@ class Explorer:
         timeout: float,
         cache_bytes: int,
         product: Callable[..., bytes],
+        slow_tile: Callable[..., bool],
+        lanes: int = 2,
     ):
         self.worlds = worlds
         self.pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="tiles")
+        # Work that may take seconds has its own threads (with ``lanes`` 1,
+        # where kernels must not run on two threads at once, the same).
+        self.slow_pool = (
+            concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="slow-tiles")
+            if lanes > 1
+            else self.pool
+        )
+        self.slow_tile = slow_tile
         self.max_inflight = max_inflight
         self.timeout = timeout
         self.cache = TileCache(cache_bytes)
@@ -236,9 +250,17 @@ class Explorer:
         self._left: tuple[Any, asyncio.Event] | None = None  # (its loop, the event)
 
     async def run(
-        self, key, fn: Callable[..., Any], *args, keep=None, request=None, stoppable=False
+        self,
+        key,
+        fn: Callable[..., Any],
+        *args,
+        keep=None,
+        request=None,
+        stoppable=False,
+        slow=False,
     ) -> Any:
-        """``fn(*args)`` on the pool, at most once at a time per ``key``
+        """``fn(*args)`` on the pool (``slow``: the pool of work that may
+        take seconds), at most once at a time per ``key``
         (later callers share the first one's result); 503 past the bound,
         504 past the time limit. ``keep(result)``, if given, is called when
         the work succeeds, even after a 504 (so slow tiles still get cached).
@@ -267,7 +289,8 @@ class Explorer:
                 made.started = True
                 return call()
 
-            future = made.future = asyncio.get_running_loop().run_in_executor(self.pool, begin)
+            pool = self.slow_pool if slow else self.pool
+            future = made.future = asyncio.get_running_loop().run_in_executor(pool, begin)
             work = self._pending[key] = made
 
             def done(f: asyncio.Future) -> None:
@@ -354,6 +377,7 @@ class Explorer:
         for key, work in list(self._pending.items()):
             self._cancel(key, work)
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.slow_pool.shutdown(wait=False, cancel_futures=True)
 
     def world(self, key: str):
         try:
@@ -400,6 +424,7 @@ def create_app(
     timeout: float = 60.0,
     cache_bytes: int = 128 * 2**20,
     product: Callable[..., bytes] = tile_png,
+    slow_tile: Callable[..., bool] = tile_is_slow,
     hosts: Sequence[str] = (),
     paced_bytes: int = 256 * 2**20,
 ) -> Starlette:
@@ -426,6 +451,9 @@ def create_app(
     product : callable
         ``(config, layer, z, x, y) -> bytes``; :func:`tile_png` (tests may
         slow it down).
+    slow_tile : callable
+        ``(config, layer, z, x, y) -> bool``: whether a tile goes to the
+        pool of work that may take seconds; :func:`tile_is_slow`.
     hosts : sequence of str
         Names the ``Host`` header may give besides ``localhost`` and the
         loopback addresses (the address the server listens on, if another).
@@ -433,6 +461,8 @@ def create_app(
         Bytes of large responses under way to their clients at once; past
         it, new ones get 503 (see :class:`~worldgen.web._server.PacedResponses`).
     """
+    import numba
+
     from worldgen.voxel._outputs import thread_safe_workers
 
     worlds = Worlds(file_data or {}, {"preset": "continents", **(defaults or {})})
@@ -441,10 +471,12 @@ def create_app(
         workers=thread_safe_workers(
             None if workers is None else check_int(workers, "workers", 1, 256)
         ),
+        lanes=1 if numba.threading_layer() == "workqueue" else 2,  # see thread_safe_workers
         max_inflight=check_int(max_inflight, "max_inflight", 1, 2**20),
         timeout=check_positive(timeout, "timeout"),
         cache_bytes=check_int(cache_bytes, "cache_bytes", 0, 2**40),
         product=product,
+        slow_tile=slow_tile,
     )
     if isinstance(hosts, str) or not all(isinstance(h, str) for h in hosts):
         raise TypeError(f"hosts must be a sequence of host names, got {hosts!r}")
@@ -506,7 +538,10 @@ def create_app(
                 state.cache.put(cache_key, data)
 
             args = (config, info.name, z, x, y)
-            data = await state.run(cache_key, state.product, *args, keep=keep, request=request)
+            slow = state.slow_tile(*args)
+            data = await state.run(
+                cache_key, state.product, *args, keep=keep, request=request, slow=slow
+            )
             item = state.cache.get(cache_key) or state.cache.put(cache_key, data)
         data, etag = item
         headers = {"Cache-Control": IMMUTABLE, "ETag": etag}
@@ -538,7 +573,14 @@ def create_app(
                 400, f"radius must be from 1 to {MAX_CHUNK_RADIUS} blocks, got {radius}"
             )
         data = await state.run(
-            ("chunks", key, x, z, radius), chunk_meshes, config, x, z, radius, request=request
+            ("chunks", key, x, z, radius),
+            chunk_meshes,
+            config,
+            x,
+            z,
+            radius,
+            request=request,
+            slow=True,
         )
         return Response(data, media_type="application/json")
 
@@ -557,7 +599,7 @@ def create_app(
             raise ClientError(400, str(exc)) from None
         data = await state.run(
             ("export", key, x, z, w, h), export_zip, config, x, z, w, h,
-            request=request, stoppable=True,
+            request=request, stoppable=True, slow=True,
         )  # fmt: skip
         name = f"worldgen-{key[:8]}-{x}_{z}-{w}x{h}.zip"
         headers = {

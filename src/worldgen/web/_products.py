@@ -20,7 +20,7 @@ from worldgen.products._maps import MapConfig, make_layers
 from worldgen.products._pictures import BIOME_SHADE, relief_shade, shaded_colour
 from worldgen.products._shading import apply_shade, colour_ramp
 from worldgen.web._tiles import HALF, check_tile, tile_step, tile_window
-from worldgen.world._rivers import drawn
+from worldgen.world._rivers import drawn, solved
 from worldgen.world._window import Window
 
 
@@ -251,6 +251,18 @@ def tile_image(
     if layer == "voxel":
         return _voxel_tiles(config, z, x, y, tiles)
     return _map_tiles(config, layer, z, x, y, tiles)
+
+
+def tile_is_slow(config: MapConfig, layer: str, z: int, x: int, y: int) -> bool:
+    """Whether tile ``(z, x, y)`` of ``layer`` may take seconds rather than
+    milliseconds: a voxel tile, or a tile of a world whose rivers need the
+    drainage of a landmass that is not solved yet
+    (:func:`~worldgen.world._rivers.solved`). Cheap: nothing is made."""
+    if layer == "voxel":
+        return True
+    if config.world is None:
+        return False
+    return not solved(config.world, tile_window(z, x, y, origin=config.origin, halo=1))
 
 
 # Layers of flat colours (bands, biomes, ramps) deflate faster and smaller

@@ -387,6 +387,11 @@ class _Kept:
                     self._drop(next(iter(self._values)))
         return value
 
+    def has(self, key: tuple) -> bool:
+        """Whether a value of ``key`` is kept (it is not marked used)."""
+        with self._lock:
+            return key in self._values
+
     def _drop(self, key: tuple) -> None:
         _, size = self._values.pop(key)
         self._used -= size
@@ -417,6 +422,11 @@ def network(config: WorldConfig, region: Region) -> Network:
     """The river segments and lakes of ``region`` (solved once, then kept:
     the last :data:`CACHED` regions, in at most :data:`KEPT_BYTES`)."""
     return _KEPT.get(("network", config, region), lambda: _network_of(config, region), _size)
+
+
+def kept(config: WorldConfig, region: Region) -> bool:
+    """Whether :func:`network` has ``region`` solved and kept (no solve)."""
+    return _KEPT.has(("network", config, region))
 
 
 def _size(value) -> int:

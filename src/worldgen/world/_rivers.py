@@ -83,6 +83,28 @@ class Water:
     ground: np.ndarray
 
 
+def _bounds(cols: np.ndarray, rows: np.ndarray, step: int) -> tuple[float, float, float, float]:
+    """``(x0, x1, y0, y1)``: the cells a window's samples cover."""
+    half = 0.5 * step
+    return (
+        float(cols[0]) - half, float(cols[-1]) + half, float(rows[0]) - half, float(rows[-1]) + half
+    )  # fmt: skip
+
+
+def solved(config: WorldConfig, window: Window) -> bool:
+    """Whether the water of ``window`` is drawn without solving a region:
+    its step draws no rivers, or every region :func:`water` would read is
+    solved and kept (:func:`~worldgen.world._drainage.kept`)."""
+    if not drawn(config, window):
+        return True
+    x0, x1, y0, y1 = _bounds(*sample_axes(window), window.step)
+    reach = REACH + window.step
+    return all(
+        _drainage.kept(config, region)
+        for region in _drainage.regions_near(config, x0 - reach, y0 - reach, x1 + reach, y1 + reach)
+    )
+
+
 _NO_FLOW = np.empty((0, 0), np.float32)  # discharge is recorded only when asked for
 
 
@@ -95,9 +117,7 @@ def water(
     shape = window.shape
     step = window.step
     cols, rows = sample_axes(window)
-    half = 0.5 * step
-    x0, x1 = float(cols[0]) - half, float(cols[-1]) + half
-    y0, y1 = float(rows[0]) - half, float(rows[-1]) + half
+    x0, x1, y0, y1 = _bounds(cols, rows, step)
     reach = REACH + step
     carve = step <= CARVE_STEP
     # Drawn in place: the kinds (the sea first, where nothing else is
