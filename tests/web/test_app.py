@@ -414,6 +414,8 @@ def test_a_tile_is_slow_until_its_landmasses_are_solved():
     assert _products.tile_is_slow(config, "colour", z, x, y)
     assert _products.tile_is_slow(config, "voxel", 16, CENTRE, CENTRE)
     assert not _products.tile_is_slow(config, "colour", 4, 0, 0)  # no rivers drawn at zoom 4
+    assert _products.point_is_slow(config, x0, y0)
     tile_png(config, "colour", z, x, y)  # solves them
     assert not _products.tile_is_slow(config, "colour", z, x, y)
+    assert not _products.point_is_slow(config, x0, y0)
     assert not _products.tile_is_slow(build_config({}, {"preset": "classic"}), "colour", z, x, y)

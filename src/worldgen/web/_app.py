@@ -19,9 +19,9 @@ Bad input is a 4xx with a one-line JSON body ``{"error": "..."}``: a
 ``Host`` other than a loopback name (or one the server was given) is
 refused, so a web page cannot reach the server through a DNS name of its
 own; tile coordinates are plain ASCII digits (one URL per tile). Tile work
-runs on two thread pools: work that may take seconds (tiles whose
-rivers need a landmass's drainage solved first, voxel tiles and chunks,
-exports) on one, every other tile on the other, so a view that is solving
+runs on two thread pools: work that may take seconds (tiles and
+cursor read-outs whose rivers need a landmass's drainage solved first,
+voxel tiles and chunks, exports) on one, every other tile on the other, so a view that is solving
 landmasses does not hold up tiles that are quick to make. Each request
 waits at most ``timeout`` seconds (504), and past ``max_inflight``
 computations at once new ones get 503.
@@ -57,7 +57,14 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from worldgen.noise._validate import check_int, check_positive
-from worldgen.web._products import LAYERS, check_layer, point_info, tile_is_slow, tile_png
+from worldgen.web._products import (
+    LAYERS,
+    check_layer,
+    point_info,
+    point_is_slow,
+    tile_is_slow,
+    tile_png,
+)
 from worldgen.web._server import PacedResponses
 from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, check_tile
 from worldgen.web._worlds import Worlds, parse_params, spawn_of
@@ -557,7 +564,10 @@ def create_app(
         config = state.world(key)[0]
         q = request.query_params
         x, z = _int(q.get("x"), "x", HALF), _int(q.get("z"), "z", HALF)
-        info = await state.run(("point", key, x, z), point_info, config, x, z, request=request)
+        info = await state.run(
+            ("point", key, x, z), point_info, config, x, z, request=request,
+            slow=point_is_slow(config, x, z),
+        )  # fmt: skip
         return JSONResponse(info)
 
     async def chunks(request: Request) -> Response:

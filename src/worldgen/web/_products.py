@@ -265,6 +265,15 @@ def tile_is_slow(config: MapConfig, layer: str, z: int, x: int, y: int) -> bool:
     return not solved(config.world, tile_window(z, x, y, origin=config.origin, halo=1))
 
 
+def point_is_slow(config: MapConfig, cell_x: int, cell_z: int) -> bool:
+    """Whether :func:`point_info` of a cell may take seconds: its rivers
+    need the drainage of a landmass that is not solved yet."""
+    if config.world is None:
+        return False
+    ox, oy = config.origin
+    return not solved(config.world, Window(cell_x + ox, cell_z + oy, 1, 1))
+
+
 # Layers of flat colours (bands, biomes, ramps) deflate faster and smaller
 # with their rows unfiltered; heights and shades with the "up" filter.
 _UNFILTERED = frozenset({"colour", "biomes", "temperature", "rainfall"})
