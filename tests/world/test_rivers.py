@@ -406,6 +406,58 @@ def test_the_kept_networks_stay_within_their_bytes(monkeypatch):
         assert getattr(again.segments, name).tobytes() == getattr(fresh.segments, name).tobytes()
 
 
+def test_a_value_in_the_making_is_waited_for_not_made_twice():
+    # Neighbouring tiles made at once need the same landmasses: 20 of 208
+    # solves were a second solve of a region another thread was solving.
+    import threading
+    import time
+
+    kept = _drainage._Kept(4, 2**20)
+    made, started = [], threading.Event()
+
+    def slow():
+        made.append(1)
+        started.set()
+        time.sleep(0.3)
+        return object()
+
+    got = []
+    first = threading.Thread(
+        target=lambda: got.append(kept.get(("network", 1), slow, _eight_bytes))
+    )
+    first.start()
+    started.wait(5)
+    second = kept.get(("network", 1), slow, _eight_bytes)  # while the first is making it
+    first.join()
+    assert len(made) == 1 and got == [second]
+    # A failed making lets the waiting thread make it itself.
+    started.clear()
+
+    def failing():
+        started.set()
+        time.sleep(0.2)
+        raise RuntimeError("stopped")
+
+    errors = []
+
+    def fail_first():
+        try:
+            kept.get(("network", 2), failing, _eight_bytes)
+        except RuntimeError as exc:
+            errors.append(exc)
+
+    first = threading.Thread(target=fail_first)
+    first.start()
+    started.wait(5)
+    assert kept.get(("network", 2), lambda: "made", _eight_bytes) == "made"
+    first.join()
+    assert len(errors) == 1 and kept.has(("network", 2))
+
+
+def _eight_bytes(value) -> int:
+    return 8
+
+
 def test_rivers_at_coarse_steps_are_refused_naming_the_parameter():
     # Above continent_size / 64 cells a sample (where no product draws
     # rivers) a window would solve the drainage of every region it meets.

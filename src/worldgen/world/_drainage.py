@@ -355,36 +355,50 @@ class _Kept:
     """Least recently used values by key, at most ``items`` of those whose
     keys start with ``"network"`` and ``nbytes`` bytes in all (a value's
     bytes by ``size(value)``); thread-safe. A value is made outside the
-    lock, so two threads may both make one (the same, as every value is a
-    pure function of its key)."""
+    lock, once: a thread that needs a value another thread is making waits
+    for it (neighbouring tiles made at once need the same landmasses)."""
 
     def __init__(self, items: int, nbytes: int):
         self.items = items
         self.nbytes = nbytes
         self._values: collections.OrderedDict = collections.OrderedDict()
+        self._making: dict[tuple, threading.Event] = {}
         self._lock = threading.Lock()
         self._used = 0
         self._networks = 0
         self.hits = self.misses = 0
 
     def get(self, key: tuple, make, size):
-        with self._lock:
-            found = self._values.get(key)
-            if found is not None:
-                self._values.move_to_end(key)
-                self.hits += 1
-                return found[0]
-            self.misses += 1
-        value = make()
-        with self._lock:
-            if key not in self._values:
-                self._values[key] = (value, size(value))
-                self._used += self._values[key][1]
-                self._networks += key[0] == "network"
-                while len(self._values) > 1 and (
-                    self._used > self.nbytes or self._networks > self.items
-                ):
-                    self._drop(next(iter(self._values)))
+        while True:
+            with self._lock:
+                found = self._values.get(key)
+                if found is not None:
+                    self._values.move_to_end(key)
+                    self.hits += 1
+                    return found[0]
+                making = self._making.get(key)
+                if making is None:
+                    self.misses += 1
+                    making = self._making[key] = threading.Event()
+                    break
+            # Another thread is making it: take it when kept (or, if that
+            # failed or it is gone again, make it here).
+            making.wait()
+        try:
+            value = make()
+            with self._lock:
+                if key not in self._values:
+                    self._values[key] = (value, size(value))
+                    self._used += self._values[key][1]
+                    self._networks += key[0] == "network"
+                    while len(self._values) > 1 and (
+                        self._used > self.nbytes or self._networks > self.items
+                    ):
+                        self._drop(next(iter(self._values)))
+        finally:
+            with self._lock:
+                del self._making[key]
+            making.set()
         return value
 
     def has(self, key: tuple) -> bool:
