@@ -3,6 +3,7 @@
 import json
 
 import numpy as np
+import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -128,6 +129,23 @@ def test_bad_parameters_give_one_red_line_and_exit_1(tmp_path):
     bad.write_text("[terrain]\nsead = 1\n")
     result = runner.invoke(app, ["map", "--out", str(tmp_path / "x"), "--config", str(bad)])
     assert result.exit_code == 1 and "unknown key 'sead' in [terrain]" in result.output
+
+
+@pytest.mark.parametrize("command", ["map", "terrain"])
+def test_options_that_would_be_ignored_are_refused(tmp_path, command):
+    # --block without the block-by-block exports, and --tile with them,
+    # were silently ignored.
+    cases = [(["--block", "512"], "error: block applies only with --export zarr, cog or tiles")]
+    if command == "map":
+        cases.append(
+            (["--tile", "32", "--export", "zarr"], "error: tile cuts the map set's heights")
+        )
+    for args, message in cases:
+        out = tmp_path / "x"
+        result = runner.invoke(app, [command, "--out", str(out), *SMALL, *args])
+        assert result.exit_code == 1, result.output
+        assert message in result.output and len(result.output.strip().splitlines()) == 1
+        assert not out.exists()
 
 
 def test_unknown_choice_is_refused_by_the_parser(tmp_path):

@@ -100,9 +100,32 @@ Dask = Annotated[
     ),
 ]
 Block = Annotated[
-    int,
-    typer.Option("--block", help="With --export zarr/cog/tiles: block (and Zarr chunk) side."),
+    int | None,
+    typer.Option(
+        "--block",
+        help="With --export zarr/cog/tiles: block (and Zarr chunk) side.",
+        show_default="1024",
+    ),
 ]
+BLOCK = 1024  # --block's default
+
+
+def _big_export(export, block: int | None, tile: int | None = None) -> bool:
+    """Whether ``export`` asks for the block-by-block outputs; refuses the
+    options that would be ignored: ``--block`` without them, ``--tile``
+    with them."""
+    big = bool(_BIG & {f.value for f in export or []})
+    if block is not None and not big:
+        raise ValueError(
+            "block applies only with --export zarr, cog or tiles (the map made block by "
+            "block); add one of them or leave --block out"
+        )
+    if tile is not None and big:
+        raise ValueError(
+            "tile cuts the map set's heights and does not apply with --export zarr, cog or "
+            "tiles (their tiles/ is a z/x/y pyramid); leave --tile out or run twice"
+        )
+    return big
 
 
 # What a command turns into one line on stderr instead of a traceback.
@@ -434,7 +457,8 @@ def _big(kind, settings, carving, out, window, export, dask, block) -> list[path
 
         try:
             return write_big_set(
-                kind, settings, carving, out, formats=formats, window=window, block=block,
+                kind, settings, carving, out, formats=formats, window=window,
+                block=BLOCK if block is None else block,
                 dask=dask, progress=advance,
             )  # fmt: skip
         except KeyboardInterrupt:

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 from rich.markup import escape
 
 from worldgen.cli._common import (
-    _BIG,
     _USER_ERRORS,
     Block,
     ContinentSize,
@@ -25,6 +24,7 @@ from worldgen.cli._common import (
     WindowX,
     WindowY,
     _big,
+    _big_export,
     _classic_only,
     _default_preset,
     _described,
@@ -162,7 +162,7 @@ def map_command(
         int | None, Opt(help="Tilemap tile size in pixels, 4-256.", show_default="16")
     ] = None,
     dask: Dask = None,
-    block: Block = 1024,
+    block: Block = None,
 ) -> None:
     """Write a map set: 16-bit heights, shaded colour map, biome map and legend, tilemap (Tiled JSON with its tileset, CSV, PNG).
 
@@ -224,7 +224,7 @@ def map_command(
                 raise ValueError("--level applies to world presets; classic maps have no levels")
             window = _leveled(settings, window, level)
         note = _ocean_note(settings, window)
-        if _BIG & {f.value for f in export or []}:
+        if _big_export(export, block, tile):
             if normalize is not Normalize.local:  # blocks are windows: seamless heights
                 settings = _globally(settings)
             written = _big("map", settings, None, out, window, export, dask, block)

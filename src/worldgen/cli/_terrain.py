@@ -7,7 +7,6 @@ import pathlib
 from typing import Annotated
 
 from worldgen.cli._common import (
-    _BIG,
     _USER_ERRORS,
     Block,
     ContinentSize,
@@ -19,6 +18,7 @@ from worldgen.cli._common import (
     WindowX,
     WindowY,
     _big,
+    _big_export,
     _classic_only,
     _default_preset,
     _described,
@@ -101,7 +101,7 @@ def terrain_command(
     ] = None,
     stride: Annotated[int, Opt(help="Mesh level of detail: keep every STRIDE-th sample.")] = 1,
     dask: Dask = None,
-    block: Block = 1024,
+    block: Block = None,
 ) -> None:
     """Write the map set, then carve the map (DLA ridges, erosion, rivers) and write it and its mesh.
 
@@ -121,7 +121,7 @@ def terrain_command(
             droplets=droplets, thermal=thermal, dla=dla, rivers=rivers,
             river_threshold=river_threshold, multiplier=multiplier, stride=stride,
         )  # fmt: skip
-        if _BIG & {f.value for f in export or []}:
+        if _big_export(export, block):
             settings = _globally(settings)  # blocks are windows: seamless heights
             written = _big("terrain", settings, carving, out, window, export, dask, block)
             _written(written, out, _described(settings, window))
