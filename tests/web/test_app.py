@@ -111,6 +111,8 @@ BAD = [
     ("/w/{key}/colour/3/%D9%A3/0.png", 400, "tile x must be an integer in ASCII digits"),
     ("/w/{key}/colour/3/0/01.png", 400, "tile y must be an integer in ASCII digits"),
     ("/w/{key}/colour/3/0/1%0A.png", 400, "tile y must be an integer in ASCII digits"),
+    ("/w/{key}/colour/3/%31/0.png", 400, "tile URLs are written without percent-encoding"),
+    ("/w/{key}/%63olour/3/1/0.png", 400, "/colour/3/1/0.png"),
     ("/w/{key}/point?x=%201&z=1", 400, "x must be an integer (ASCII digits"),
     ("/w/{key}/point?x=1_0&z=1", 400, "x must be an integer (ASCII digits"),
     ("/w/{key}/point?x=1&z=%D9%A3", 400, "z must be an integer (ASCII digits"),

@@ -533,6 +533,12 @@ def create_app(
         except ValueError as exc:
             raise ClientError(404, str(exc)) from None
         z, x, y = (_tile_int(p[n], f"tile {n}") for n in ("z", "x", "y"))
+        if b"%" in request.scope.get("raw_path", b""):  # one URL per tile
+            raise ClientError(
+                400,
+                f"tile URLs are written without percent-encoding: ask for "
+                f"/w/{p['key']}/{info.name}/{z}/{x}/{y}.png",
+            )
         try:
             check_tile(z, x, y, min_zoom=info.min_zoom)
         except ValueError as exc:
