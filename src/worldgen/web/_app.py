@@ -18,13 +18,14 @@ Routes (``KEY`` is a world's key, see :func:`~worldgen.web._worlds.world_key`):
 Bad input is a 4xx with a one-line JSON body ``{"error": "..."}``: a
 ``Host`` other than a loopback name (or one the server was given) is
 refused, so a web page cannot reach the server through a DNS name of its
-own; tile coordinates are plain ASCII digits (one URL per tile). Tile work
-runs on two thread pools: work that may take seconds (tiles and
-cursor read-outs whose rivers need a landmass's drainage solved first,
-voxel tiles and chunks, exports) on one, every other tile on the other, so a view that is solving
-landmasses does not hold up tiles that are quick to make. Each request
-waits at most ``timeout`` seconds (504), and past ``max_inflight``
-computations at once new ones get 503.
+own; tile coordinates are plain ASCII digits and tile URLs carry no
+percent-encoding (one URL per tile). Tile work runs on two thread pools:
+work that may take seconds (tiles and cursor read-outs whose rivers need
+a landmass's drainage solved first, voxel tiles and chunks, exports) on
+one, every other tile on the other, so a view that is solving landmasses
+does not hold up tiles that are quick to make. Each request waits at most
+``timeout`` seconds (504), and past ``max_inflight`` computations at once
+new ones get 503.
 When every client waiting for a piece of work has gone, the work is
 cancelled (an export stops at its next stage). Finished tiles stay in an
 in-memory LRU cache of ``cache_bytes``. Large responses go out in pieces
@@ -589,15 +590,9 @@ def create_app(
                 400, f"radius must be from 1 to {MAX_CHUNK_RADIUS} blocks, got {radius}"
             )
         data = await state.run(
-            ("chunks", key, x, z, radius),
-            chunk_meshes,
-            config,
-            x,
-            z,
-            radius,
-            request=request,
-            slow=True,
-        )
+            ("chunks", key, x, z, radius), chunk_meshes, config, x, z, radius,
+            request=request, slow=True,
+        )  # fmt: skip
         return Response(data, media_type="application/json")
 
     async def export(request: Request) -> Response:
