@@ -421,3 +421,23 @@ def test_a_tile_is_slow_until_its_landmasses_are_solved():
     assert not _products.tile_is_slow(config, "colour", z, x, y)
     assert not _products.point_is_slow(config, x0, y0)
     assert not _products.tile_is_slow(build_config({}, {"preset": "classic"}), "colour", z, x, y)
+
+
+@pytest.mark.parametrize(
+    ("range_", "status", "message"),
+    [
+        ("bytes=999999999-", 416, "Requested Range Not Satisfiable"),
+        ("bytes=abc", 400, "Range header: range must be requested"),
+        ("bytes=5-2", 400, "Range header: start must be less than end"),
+    ],
+)
+def test_a_bad_range_of_a_static_file_is_a_one_line_json_4xx(client, range_, status, message):
+    # The static files answered these in plain text (416 with no body).
+    r = client.get("/static/explorer.css", headers={"Range": range_})
+    assert r.status_code == status and r.headers["content-type"] == "application/json"
+    assert "\n" not in r.text and message in r.json()["error"]
+    if status == 416:
+        assert r.headers["content-range"].startswith("bytes */")
+    whole = client.get("/static/explorer.css")
+    part = client.get("/static/explorer.css", headers={"Range": "bytes=0-5"})
+    assert part.status_code == 206 and part.content == whole.content[:6]

@@ -42,6 +42,7 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
+import http
 import ipaddress
 import pathlib
 import re
@@ -176,6 +177,40 @@ class HostCheck:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+class JsonErrors:
+    """ASGI wrapper: a 4xx that ``app`` answers in plain text (the static
+    files' answers to a bad ``Range`` header) goes out as the one-line JSON
+    body ``{"error": "..."}`` every other bad request gets."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        start = None
+
+        async def answer(message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                headers = dict(message.get("headers", []))
+                plain = headers.get(b"content-type", b"").startswith(b"text/plain")
+                if 400 <= message["status"] < 500 and plain:
+                    start = message  # held until its body is known
+                    return
+            elif start is not None and message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return  # a short message: the last piece carries it all
+                body = message.get("body", b"").decode("utf-8", "replace").strip()
+                text = body or http.HTTPStatus(start["status"]).phrase
+                response = _error(start["status"], f"{text} (static file {scope['path']})")
+                keep = [(k, v) for k, v in start.get("headers", []) if k == b"content-range"]
+                response.raw_headers.extend(keep)
+                await response(scope, receive, send)
+                return
+            await send(message)
+
+        await self.app(scope, receive, answer)
 
 
 class TileCache:
@@ -653,7 +688,7 @@ def create_app(
         Route("/w/{key}/export", export),
         Route("/w/{key}/{layer}.json", tilejson),
         Route("/w/{key}/{layer}/{z}/{x}/{y}.png", tile),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        Mount("/static", JsonErrors(StaticFiles(directory=STATIC)), name="static"),
     ]
     app = Starlette(
         routes=routes,
