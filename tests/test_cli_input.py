@@ -232,6 +232,16 @@ def test_wobble_amplitude_out_of_range_names_its_range(capsys, tmp_path, amplitu
     assert not (tmp_path / "w").exists()
 
 
+@pytest.mark.parametrize("command", ["map", "terrain", "world", "animate", "wobble"])
+def test_an_empty_out_is_refused_not_taken_as_here(capsys, tmp_path, monkeypatch, command):
+    # --out "$DIR" with DIR unset wrote the set into the current directory.
+    monkeypatch.chdir(tmp_path)
+    assert cli.run([command, "--out", ""]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "'--out': it is empty; name a directory" in lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_usage_errors_exit_2_with_one_line(capsys):
     assert cli.run(["map", "--width", "abc"]) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]

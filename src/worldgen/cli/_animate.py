@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import enum
-import pathlib
 from typing import Annotated
 
-from worldgen.cli._common import _USER_ERRORS, Opt, _err, _fail, _out, app
+from worldgen.cli._common import _USER_ERRORS, OUT, Opt, Out, _err, _fail, _out, app
 
 
 class Animation(enum.StrEnum):
@@ -17,9 +16,7 @@ class Animation(enum.StrEnum):
 
 @app.command("animate")
 def animate_command(
-    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
-        "worldgen-out"
-    ),
+    out: Out = OUT,
     preset: Annotated[Animation, Opt(help="What to animate.")] = Animation.clouds,
     seed: Annotated[int, Opt(help="Any 64-bit integer.")] = 0,
     width: Annotated[int, Opt(help="Pixels across.")] = 160,
@@ -67,9 +64,7 @@ MAX_AMPLITUDE = 1e6  # pixels: far past the drawing, with coordinates SVG reader
 
 @app.command("wobble")
 def wobble_command(
-    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
-        "worldgen-out"
-    ),
+    out: Out = OUT,
     seed: Annotated[int, Opt(help="Any 64-bit integer.")] = 0,
     amplitude: Annotated[
         float, Opt(help="Largest sideways wobble, in pixels (the drawing is 400 x 300): 0 to 1e6.")

@@ -99,6 +99,23 @@ Dask = Annotated[
         show_default="$WORLDGEN_DASK, else local for maps over 4096 x 4096, else this process",
     ),
 ]
+
+
+def _out_dir(value) -> pathlib.Path:
+    """``--out`` as a path; an empty one (an unset variable in a script) is
+    refused rather than taken as the current directory."""
+    text = os.fspath(value)
+    if not text.strip():
+        raise typer.BadParameter("it is empty; name a directory, e.g. --out out")
+    return pathlib.Path(text)
+
+
+Out = Annotated[
+    pathlib.Path,
+    typer.Option("--out", help="Directory to write into.", parser=_out_dir, metavar="<path>"),
+]
+OUT = pathlib.Path("worldgen-out")  # --out's default
+
 Block = Annotated[
     int | None,
     typer.Option(

@@ -9,6 +9,7 @@ from rich.markup import escape
 
 from worldgen.cli._common import (
     _USER_ERRORS,
+    OUT,
     Block,
     ContinentSize,
     Dask,
@@ -19,6 +20,7 @@ from worldgen.cli._common import (
     NoiseName,
     Normalize,
     Opt,
+    Out,
     PresetOption,
     TilesetKind,
     WindowX,
@@ -42,9 +44,7 @@ from worldgen.cli._common import (
 
 @app.command("map")
 def map_command(
-    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
-        "worldgen-out"
-    ),
+    out: Out = OUT,
     config: Annotated[
         pathlib.Path | None,
         Opt(

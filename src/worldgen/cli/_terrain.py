@@ -8,12 +8,14 @@ from typing import Annotated
 
 from worldgen.cli._common import (
     _USER_ERRORS,
+    OUT,
     Block,
     ContinentSize,
     Dask,
     Format,
     LandFraction,
     Opt,
+    Out,
     PresetOption,
     WindowX,
     WindowY,
@@ -41,9 +43,7 @@ class MeshFormat(enum.StrEnum):
 
 @app.command("terrain")
 def terrain_command(
-    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
-        "worldgen-out"
-    ),
+    out: Out = OUT,
     config: Annotated[
         pathlib.Path | None,
         Opt(

@@ -8,7 +8,9 @@ from typing import Annotated
 
 from worldgen.cli._common import (
     _USER_ERRORS,
+    OUT,
     Opt,
+    Out,
     PresetOption,
     _fail,
     _progress,
@@ -34,9 +36,7 @@ class WorldExport(enum.StrEnum):
 
 @app.command("world")
 def world_command(
-    out: Annotated[pathlib.Path, Opt(help="Directory to write into.")] = pathlib.Path(
-        "worldgen-out"
-    ),
+    out: Out = OUT,
     config: Annotated[
         pathlib.Path | None,
         Opt(
