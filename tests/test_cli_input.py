@@ -242,6 +242,25 @@ def test_an_empty_out_is_refused_not_taken_as_here(capsys, tmp_path, monkeypatch
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_negative_seed_is_recorded_as_every_set_records_it(tmp_path):
+    # map and world recorded seed -5 as 18446744073709551611 (2**64 - 5),
+    # wobble and animate as -5.
+    from worldgen.io import read_manifest
+
+    abouts = {}
+    for command, extra in (
+        ("map", ["--width", "16", "--height", "16"]),
+        ("wobble", []),
+        ("animate", ["--width", "8", "--height", "8", "--frames", "2"]),
+    ):
+        out = tmp_path / command
+        assert cli.run([command, "--seed", "-5", "--out", str(out), *extra]) == 0
+        (entry,) = read_manifest(out)
+        abouts[command] = entry["about"]
+    for command, about in abouts.items():
+        assert f"seed {2**64 - 5}" in about and "seed -5" not in about, (command, about)
+
+
 def test_usage_errors_exit_2_with_one_line(capsys):
     assert cli.run(["map", "--width", "abc"]) == 2
     lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]

@@ -31,7 +31,10 @@ def animate_command(
     from worldgen.motion import preset_frames
 
     try:
-        about = f"{preset.value}, seed {seed}, {frames} frames of {width}x{height}"
+        from worldgen.noise._seed import check_seed
+
+        # The seed as every set records it: wrapped into 0 .. 2**64 - 1.
+        about = f"{preset.value}, seed {check_seed(seed)}, {frames} frames of {width}x{height}"
         with (
             output_set(out, command="animate", about=about) as files,
             _err.status(f"animating {preset.value}"),
@@ -86,7 +89,7 @@ def wobble_command(
                 f"amplitude must be a number of pixels from 0 to {MAX_AMPLITUDE:,.0f} (the "
                 f"drawing is 400 x 300), got {amplitude!r}"
             )
-        with output_set(out, command="wobble", about=f"seed {seed}") as files:
+        with output_set(out, command="wobble", about=f"seed {first}") as files:
             lines = [
                 wobble(shape, amplitude=amplitude, wavelength=wavelength, seed=(first + k) % 2**64)
                 for k, shape in enumerate(sketch_shapes())
