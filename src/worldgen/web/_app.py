@@ -189,6 +189,7 @@ class JsonErrors:
 
     async def __call__(self, scope, receive, send) -> None:
         start = None
+        pieces: list[bytes] = []
 
         async def answer(message) -> None:
             nonlocal start
@@ -199,9 +200,10 @@ class JsonErrors:
                     start = message  # held until its body is known
                     return
             elif start is not None and message["type"] == "http.response.body":
+                pieces.append(message.get("body", b""))
                 if message.get("more_body", False):
-                    return  # a short message: the last piece carries it all
-                body = message.get("body", b"").decode("utf-8", "replace").strip()
+                    return
+                body = b"".join(pieces).decode("utf-8", "replace").strip()
                 text = body or http.HTTPStatus(start["status"]).phrase
                 response = _error(start["status"], f"{text} (static file {scope['path']})")
                 keep = [(k, v) for k, v in start.get("headers", []) if k == b"content-range"]
