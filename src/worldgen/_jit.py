@@ -69,6 +69,14 @@ def kernel(func: Callable) -> Callable:
     return _compiled(func, {})
 
 
+def inlined_kernel(func: Callable) -> Callable:
+    """:func:`kernel`, inlined by numba into every kernel that calls it (for
+    a big helper shared by two kernels, which LLVM would call instead of
+    inlining; inlining many helpers this way slows a first run, see the
+    module docstring)."""
+    return _compiled(func, {"inline": "always"})
+
+
 def parallel_kernel(func: Callable) -> Callable:
     """Compile ``func`` with :data:`OPTIONS` and ``parallel=True`` (a decorator)."""
     return _compiled(func, {"parallel": True})

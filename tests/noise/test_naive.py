@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.noise import naive
-from worldgen.noise import Cellular, Fractal, Perlin, Simplex, Value, _perlin
+from worldgen.noise import Cellular, Fractal, Perlin, Simplex, Value, _perlin, _sampling
 
 coordinate = st.floats(-300.0, 300.0, allow_nan=False)
 # Dyadic coordinates land on lattice lines and cell corners, where signed
@@ -39,6 +39,47 @@ def test_perlin_equals_naive(ndim, data, seed):
     noise = Perlin(seed=seed, period=period)
     expected = naive.perlin(point, seed=seed, period=period or 256)
     assert bits(noise(*point)) == bits(expected)
+
+
+# Far from the origin, up to the public limit of 2**62 and across 4e18,
+# where the general cell finder turns to fmod: the point drivers of periods
+# that are multiples of 256 find cells through int64 there too.
+far = st.one_of(
+    st.floats(-(2.0**62), 2.0**62, exclude_min=True, exclude_max=True),
+    st.floats(3.9e18, 4.1e18),
+    st.floats(-4.1e18, -3.9e18),
+)
+
+
+@pytest.mark.parametrize("ndim", [2, 3])
+@given(data=st.data(), seed=seeds)
+def test_perlin_far_out_equals_naive(ndim, data, seed):
+    point = data.draw(st.tuples(*[st.one_of(coords, far)] * ndim))
+    period = data.draw(st.sampled_from([None, 512, 1000]))
+    noise = Perlin(seed=seed, period=period)
+    expected = naive.perlin(point, seed=seed, period=period or 256)
+    assert bits(noise(*point)) == bits(expected)
+
+
+def test_points_of_periods_of_256_take_the_wrapped_path():
+    # What the test above runs through, so that it cannot pass on the
+    # general path alone.
+    for period, wrapped in ((None, True), (512, True), (1000, False)):
+        for noise in (Perlin(period=period), Fractal(Perlin(period=period), octaves=3)):
+            tag = _sampling.wrapped_tag(noise._plan(3))[0]
+            assert (tag.dtype == np.uint16) == wrapped
+    assert _sampling.wrapped_tag(Value()._plan(3))[0].dtype == np.int16
+    # Given the coordinates (as the world model gives them), the tag checks
+    # their reach: octave 3 has 4 times the frequency.
+    plan = Fractal(Perlin(), octaves=3)._plan(2)
+    for xs, wrapped in (
+        ([-1e3, 5.0], True),
+        ([2.0**59], True),
+        ([2.0**60], False),
+        ([np.nan], False),
+    ):
+        tag = _sampling.wrapped_tag(plan, (np.array(xs), np.zeros(0)))[0]
+        assert (tag.dtype == np.uint16) == wrapped, xs
 
 
 @pytest.mark.parametrize("ndim", [1, 2, 3, 4])

@@ -202,6 +202,8 @@ class Noise:
     def _sample(self, ndim, arrays, shape, dtype) -> np.ndarray:
         plan = self._plan(ndim)
         check_extent(arrays, float(np.max(plan.freqs)), float(np.max(plan.offsets)))
+        if ndim in (2, 3):
+            plan = _sampling.wrapped_tag(plan)  # the coordinates are in range
         flat = [np.ascontiguousarray(np.broadcast_to(a, shape)).ravel() for a in arrays]
         out = np.empty(int(np.prod(shape)), dtype=dtype)
         if out.size:

@@ -65,6 +65,23 @@ def cells(v, period):
     return v - fl, np.uint64(c & 255), np.uint64(((c + 1) % period) & 255)
 
 
+# Coordinates below this magnitude convert to int64 exactly; the public
+# point forms refuse larger ones (see ``_validate.COORD_LIMIT``).
+WRAPPED_LIMIT = 2.0**62
+
+
+@kernel
+def wrapped_cells(v):
+    """What :func:`cells` gives for a period that is a multiple of 256, when
+    ``|v| < WRAPPED_LIMIT`` is known, with no branch: ``floor(v)`` converts
+    to int64 exactly there, and its low 8 bits are the cell in any such
+    period (``cells`` takes ``fmod`` from ``4e18`` on, to the same
+    index). The point drivers use it on coordinates their callers checked."""
+    fl = math.floor(v)
+    c = np.int64(fl)
+    return v - fl, np.uint64(c) & np.uint64(255), np.uint64(c + 1) & np.uint64(255)
+
+
 @kernel
 def axis_table(coords, period, interpolant):
     """Per-coordinate lattice data for one grid axis.

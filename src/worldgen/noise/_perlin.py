@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from worldgen._jit import kernel
-from worldgen.noise._lattice import cells, fade, lerp
+from worldgen._jit import inlined_kernel, kernel
+from worldgen.noise._lattice import cells, fade, lerp, wrapped_cells
 
 # The gradient functions pick their terms with selects and take signs from
 # products with +-1.0 (exact, signed zeros included) rather than branching
@@ -210,6 +210,22 @@ def perlin1(p, period, x):
 def perlin2(p, period, x, y):
     x, x0, x1 = cells(x, period[0])
     y, y0, y1 = cells(y, period[1])
+    return _perlin2_at(p, x, x0, x1, y, y0, y1)
+
+
+@kernel
+def perlin2_wrapped(p, x, y):
+    """:func:`perlin2` with a period that is a multiple of 256 on each axis,
+    at coordinates of magnitude below ``WRAPPED_LIMIT`` (see
+    :func:`~worldgen.noise._lattice.wrapped_cells`): the same value."""
+    x, x0, x1 = wrapped_cells(x)
+    y, y0, y1 = wrapped_cells(y)
+    return _perlin2_at(p, x, x0, x1, y, y0, y1)
+
+
+@inlined_kernel
+def _perlin2_at(p, x, x0, x1, y, y0, y1):
+    # Perlin's 2D noise from the offsets in the cell and its corners' indices.
     u = fade(x)
     v = fade(y)
     a0 = p[x0]
@@ -228,6 +244,22 @@ def perlin3(p, period, x, y, z):
     x, x0, x1 = cells(x, period[0])
     y, y0, y1 = cells(y, period[1])
     z, z0, z1 = cells(z, period[2])
+    return _perlin3_at(p, x, x0, x1, y, y0, y1, z, z0, z1)
+
+
+@kernel
+def perlin3_wrapped(p, x, y, z):
+    """:func:`perlin3` with a period that is a multiple of 256 on each axis,
+    at coordinates of magnitude below ``WRAPPED_LIMIT``: the same value."""
+    x, x0, x1 = wrapped_cells(x)
+    y, y0, y1 = wrapped_cells(y)
+    z, z0, z1 = wrapped_cells(z)
+    return _perlin3_at(p, x, x0, x1, y, y0, y1, z, z0, z1)
+
+
+@inlined_kernel
+def _perlin3_at(p, x, x0, x1, y, y0, y1, z, z0, z1):
+    # Perlin's 3D noise from the offsets in the cell and its corners' indices.
     u = fade(x)
     v = fade(y)
     w = fade(z)

@@ -14,7 +14,14 @@ alike, so that a grid equals its points bit for bit.
 The kind travels as the *type* of a tag, an empty array whose dtype names the
 kind (:data:`KIND_TAGS`): the drivers are compiled, and cached, once per
 kind, holding only that kind's code. (An integer kind would compile every
-kind into every driver and make a first call several times slower.)
+kind into every driver and make a first call several times slower.) Perlin
+has two more tags, each for drivers of its own: PERLIN_CLASSES (2D grids
+whose x offsets in their cells take few values, :func:`classes_tag`) and
+PERLIN_WRAPPED (points whose periods are multiples of 256, at coordinates
+known to be in range, :func:`wrapped_tag`).
+
+Point drivers run a plain noise (one fBm octave) in a loop of its own,
+without the fractal's accumulator.
 
 Grid drivers work row by row along x (see ``_perlin``): the axes are
 prepared once per octave, rows are split into chunks processed in parallel,
@@ -32,7 +39,7 @@ from numba.extending import overload
 
 from worldgen._jit import OPTIONS, kernel, parallel_kernel
 from worldgen.noise._cellular import cellular2, cellular2_rows, cellular3
-from worldgen.noise._lattice import axis_table, offset_classes
+from worldgen.noise._lattice import WRAPPED_LIMIT, axis_table, offset_classes
 from worldgen.noise._perlin import (
     CLASS_TABLES,
     SHORT_RUN,
@@ -42,8 +49,10 @@ from worldgen.noise._perlin import (
     perlin2,
     perlin2_rows,
     perlin2_rows_classes,
+    perlin2_wrapped,
     perlin3,
     perlin3_rows,
+    perlin3_wrapped,
     perlin4,
 )
 from worldgen.noise._simplex import simplex2, simplex2_rows, simplex3, simplex4
@@ -54,9 +63,13 @@ KIND_TAGS = tuple(np.empty(0, dtype=t) for t in (np.int8, np.int16, np.int32, np
 # Perlin's tag for a 2D grid whose x axis may take few offsets in its cells
 # (see classes_tag): only its driver holds perlin2_rows_classes.
 PERLIN_CLASSES = np.empty(0, dtype=np.uint8)
+# Perlin's tag for points whose octaves all repeat every multiple of 256
+# cells, at coordinates checked to be in range (see wrapped_tag).
+PERLIN_WRAPPED = np.empty(0, dtype=np.uint16)
 _TAG_KIND = {
     types.int8: PERLIN,
     types.uint8: PERLIN,
+    types.uint16: PERLIN,
     types.int16: VALUE,
     types.int32: SIMPLEX,
     types.int64: CELLULAR,
@@ -93,6 +106,30 @@ def classes_tag(plan: tuple, xs: np.ndarray) -> tuple:
     if tag.dtype == np.int8 and limit > 0 and _few_offsets(xs, freqs, offsets, limit):
         return (PERLIN_CLASSES, *plan[1:])
     return plan
+
+
+def wrapped_tag(plan: tuple, coords: tuple[np.ndarray, ...] | None = None) -> tuple:
+    """``plan`` for the 2D and 3D point drivers: a Perlin plan whose periods
+    are all multiples of 256 (the default) gets the PERLIN_WRAPPED tag,
+    which finds lattice cells with no branch, if every coordinate ``c``
+    has ``|c| * max(freqs) + max(offsets)`` below
+    :data:`~worldgen.noise._lattice.WRAPPED_LIMIT`: checked here on
+    ``coords``, or, without them, known to the caller (``check_extent``
+    makes sure of it). The same values; only the compiled code differs."""
+    tag, _, periods = plan[:3]
+    if tag.dtype != np.int8 or np.any(periods % 256):
+        return plan
+    if coords is not None:
+        ends = [abs(float(end)) for c in coords if c.size for end in (c.min(), c.max())]
+        largest = float(np.max(ends, initial=0.0))  # NaN if any is
+        reach = largest * float(np.max(plan[5])) + float(np.max(plan[6]))
+        if not reach < WRAPPED_LIMIT:
+            return plan
+    return (PERLIN_WRAPPED, *plan[1:])
+
+
+def _wrapped(tag) -> bool:
+    return tag.dtype == types.uint16
 
 
 @kernel
@@ -151,16 +188,18 @@ def noise4(tag, p, period, iopts, jitter, x, y, z, w):
     raise NotImplementedError("compiled code only")
 
 
-@overload(noise1, jit_options=OPTIONS)
+@overload(noise1, jit_options=OPTIONS, inline="always")
 def _noise1(tag, p, period, iopts, jitter, x):
     if _kind(tag) == PERLIN:
         return lambda tag, p, period, iopts, jitter, x: perlin1(p, period, x)
     return lambda tag, p, period, iopts, jitter, x: value1(p, period, iopts[0], x)
 
 
-@overload(noise2, jit_options=OPTIONS)
+@overload(noise2, jit_options=OPTIONS, inline="always")
 def _noise2(tag, p, period, iopts, jitter, x, y):
     kind = _kind(tag)
+    if _wrapped(tag):
+        return lambda tag, p, period, iopts, jitter, x, y: perlin2_wrapped(p, x, y)
     if kind == PERLIN:
         return lambda tag, p, period, iopts, jitter, x, y: perlin2(p, period, x, y)
     if kind == VALUE:
@@ -172,9 +211,11 @@ def _noise2(tag, p, period, iopts, jitter, x, y):
     )
 
 
-@overload(noise3, jit_options=OPTIONS)
+@overload(noise3, jit_options=OPTIONS, inline="always")
 def _noise3(tag, p, period, iopts, jitter, x, y, z):
     kind = _kind(tag)
+    if _wrapped(tag):
+        return lambda tag, p, period, iopts, jitter, x, y, z: perlin3_wrapped(p, x, y, z)
     if kind == PERLIN:
         return lambda tag, p, period, iopts, jitter, x, y, z: perlin3(p, period, x, y, z)
     if kind == VALUE:
@@ -186,7 +227,7 @@ def _noise3(tag, p, period, iopts, jitter, x, y, z):
     )
 
 
-@overload(noise4, jit_options=OPTIONS)
+@overload(noise4, jit_options=OPTIONS, inline="always")
 def _noise4(tag, p, period, iopts, jitter, x, y, z, w):
     kind = _kind(tag)
     if kind == PERLIN:
@@ -215,17 +256,27 @@ def _finish(single, acc, total, n):
 @parallel_kernel
 def points1(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, out):
     single = perms.shape[0] == 1 and mode == FBM
+    if single:
+        p, period, f, ox = perms[0], periods[0], freqs[0], offsets[0, 0]
+        for i in prange(out.size):
+            out[i] = noise1(tag, p, period, iopts, jitter, x[i] * f + ox)
+        return
     for i in prange(out.size):
         acc = n = 0.0
         for o in range(perms.shape[0]):
             n = noise1(tag, perms[o], periods[o], iopts, jitter, x[i] * freqs[o] + offsets[o, 0])
             acc = _combine(acc, o, amps[o], mode, n)
-        out[i] = _finish(single, acc, total, n)
+        out[i] = acc / total
 
 
 @parallel_kernel
 def points2(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, out):
     single = perms.shape[0] == 1 and mode == FBM
+    if single:
+        p, period, f, ox, oy = perms[0], periods[0], freqs[0], offsets[0, 0], offsets[0, 1]
+        for i in prange(out.size):
+            out[i] = noise2(tag, p, period, iopts, jitter, x[i] * f + ox, y[i] * f + oy)
+        return
     for i in prange(out.size):
         acc = n = 0.0
         for o in range(perms.shape[0]):
@@ -235,12 +286,20 @@ def points2(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, tota
                 x[i] * f + offsets[o, 0], y[i] * f + offsets[o, 1],
             )  # fmt: skip
             acc = _combine(acc, o, amps[o], mode, n)
-        out[i] = _finish(single, acc, total, n)
+        out[i] = acc / total
 
 
 @parallel_kernel
 def points3(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, z, out):
     single = perms.shape[0] == 1 and mode == FBM
+    if single:
+        p, period, f = perms[0], periods[0], freqs[0]
+        ox, oy, oz = offsets[0, 0], offsets[0, 1], offsets[0, 2]
+        for i in prange(out.size):
+            out[i] = noise3(
+                tag, p, period, iopts, jitter, x[i] * f + ox, y[i] * f + oy, z[i] * f + oz
+            )
+        return
     for i in prange(out.size):
         acc = n = 0.0
         for o in range(perms.shape[0]):
@@ -250,12 +309,21 @@ def points3(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, tota
                 x[i] * f + offsets[o, 0], y[i] * f + offsets[o, 1], z[i] * f + offsets[o, 2],
             )  # fmt: skip
             acc = _combine(acc, o, amps[o], mode, n)
-        out[i] = _finish(single, acc, total, n)
+        out[i] = acc / total
 
 
 @parallel_kernel
 def points4(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, z, w, out):
     single = perms.shape[0] == 1 and mode == FBM
+    if single:
+        p, period, f = perms[0], periods[0], freqs[0]
+        ox, oy, oz, ow = offsets[0, 0], offsets[0, 1], offsets[0, 2], offsets[0, 3]
+        for i in prange(out.size):
+            out[i] = noise4(
+                tag, p, period, iopts, jitter,
+                x[i] * f + ox, y[i] * f + oy, z[i] * f + oz, w[i] * f + ow,
+            )  # fmt: skip
+        return
     for i in prange(out.size):
         acc = n = 0.0
         for o in range(perms.shape[0]):
@@ -266,7 +334,7 @@ def points4(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, tota
                 z[i] * f + offsets[o, 2], w[i] * f + offsets[o, 3],
             )  # fmt: skip
             acc = _combine(acc, o, amps[o], mode, n)
-        out[i] = _finish(single, acc, total, n)
+        out[i] = acc / total
 
 
 # --- grids -----------------------------------------------------------------

@@ -111,7 +111,8 @@ def coordinate_arrays(coords: Sequence[object]) -> tuple[list[np.ndarray], tuple
     """Float64 arrays of the given coordinates and their broadcast shape."""
     arrays = []
     for name, value in zip(AXES, coords):
-        arrays.append(_as_float(value, name))
+        # Finiteness is checked with the extent, from the same two reductions.
+        arrays.append(_as_float(value, name, finite=False))
     try:
         shape = np.broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
@@ -170,7 +171,7 @@ def dimension_count(coords: Sequence[object], what: str, supported: Sequence[int
     return count
 
 
-def _as_float(value: object, name: str) -> np.ndarray:
+def _as_float(value: object, name: str, *, finite: bool = True) -> np.ndarray:
     if isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be a number or an array of numbers, got {value!r}")
     try:
@@ -182,6 +183,6 @@ def _as_float(value: object, name: str) -> np.ndarray:
             f"{name} must hold real numbers, got dtype {array.dtype}; use .astype(numpy.float64)"
         )
     array = array.astype(np.float64, copy=False)
-    if array.size and not np.isfinite(array).all():
+    if finite and array.size and not np.isfinite(array).all():
         raise ValueError(f"{name}: coordinates must be finite; found NaN or infinity")
     return array

@@ -38,7 +38,7 @@ import numpy as np
 from worldgen._jit import kernel
 from worldgen.noise import Fractal, Perlin
 from worldgen.noise._generators import Plan
-from worldgen.noise._sampling import classes_tag, grid2, points2
+from worldgen.noise._sampling import classes_tag, grid2, points2, wrapped_tag
 from worldgen.noise._seed import derive_seed
 from worldgen.world._window import Window
 
@@ -183,9 +183,9 @@ class Octaves:
         out = np.full(math.prod(shape), constant)
         if plan is not None and out.size:
             scale = 1.0 / self.wavelength
-            x, y = _flat(xs, shape), _flat(ys, shape)
+            x, y = _flat(xs, shape) * scale, _flat(ys, shape) * scale
             kept = np.empty_like(out)
-            points2(*plan, x * scale, y * scale, kept)
+            points2(*wrapped_tag(plan, (x, y)), x, y, kept)
             out += kept * factor if factor != 1.0 else kept
         return out.reshape(shape)
 
