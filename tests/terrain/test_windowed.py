@@ -212,6 +212,49 @@ def test_overlapping_regions_run_the_same_droplets():
     assert not np.array_equal(a.heights, other.heights)
 
 
+def _grown(mask, cells):
+    """``mask`` grown by ``cells`` cells every way (a square around each)."""
+    for _ in range(cells):
+        padded = np.pad(mask, 1)
+        rows, cols = mask.shape
+        mask = np.zeros_like(mask)
+        for dy in range(3):
+            for dx in range(3):
+                mask = mask | padded[dy : dy + rows, dx : dx + cols]
+    return mask
+
+
+def test_rain_falls_on_land_only():
+    # Islands of sine hills in a sea at 0.5: with the sea level, no droplet
+    # starts below it or runs on into it, so nothing is eroded or deposited
+    # beyond the brush's reach (radius 3, plus the bilinear corner) of the
+    # land; without it, droplets wear the seabed too.
+    y, x = np.mgrid[0:120, 0:160]
+    heights = 0.5 + 0.3 * np.sin(x / 11.0) * np.cos(y / 13.0)
+    params = HydraulicErosion()
+    wet = erode_cells(heights, (7, -3), 1.0, seed=4, params=params, sea_level=0.5)
+    dry = erode_cells(heights, (7, -3), 1.0, seed=4, params=params)
+    land = heights >= 0.5
+    near = _grown(land, params.radius + 1)
+    far = ~near
+    assert far.sum() > 2000
+    assert not wet.eroded[far].any() and not wet.deposited[far].any()
+    assert np.array_equal(wet.heights[far], heights[far])
+    assert dry.eroded[far].sum() > 1.0  # the seabed was worn without the sea
+    assert wet.eroded[land].sum() > 0.2 * dry.eroded[land].sum()
+    # All sea: nothing happens at all.
+    sea = erode_cells(heights - 0.9, (7, -3), 1.0, seed=4, params=params, sea_level=0.0)
+    assert np.array_equal(sea.heights, heights - 0.9) and sea.carried == 0.0
+
+
+@pytest.mark.parametrize("level", [float("nan"), float("inf"), "0.5"])
+def test_bad_sea_level_is_refused(level):
+    with pytest.raises((TypeError, ValueError), match="sea_level"):
+        erode_cells(
+            np.zeros((8, 8)), (0, 0), 1.0, seed=0, params=HydraulicErosion(), sea_level=level
+        )
+
+
 def test_droplet_density_is_per_cell():
     heights = np.tile(np.linspace(1.0, 0.0, 64), (64, 1))
     few = erode_cells(heights, (0, 0), 0.05, seed=1, params=HydraulicErosion())

@@ -263,6 +263,7 @@ def _droplet(
     x,
     y,
     floor,
+    sea,
     inertia,
     capacity_factor,
     min_capacity,
@@ -275,7 +276,9 @@ def _droplet(
     initial_speed,
 ):
     # One droplet from (x, y), changing heights, eroded and deposited in
-    # place; returns the sediment it dies with.
+    # place; returns the sediment it dies with. It ends where the ground
+    # it reaches is below ``sea`` (-inf: nowhere), its sediment carried
+    # off as at the field's edge.
     rows, cols = heights.shape
     xmax = float(cols - 1)
     ymax = float(rows - 1)
@@ -303,6 +306,8 @@ def _droplet(
         if x < 0.0 or x > xmax or y < 0.0 or y > ymax:
             break
         new, _gx, _gy = _sample(flat, cols, x, y, min(int(x), cols - 2), min(int(y), rows - 2))
+        if new < sea:
+            break
         delta = new - old
         capacity = -delta * speed * water * capacity_factor
         if not capacity > min_capacity:
@@ -405,9 +410,9 @@ def _erode_kernel(
         y = _uniform(seed, 2 * k + 2) * (rows - 1)
         carried += _droplet(
             heights, flat, flat_eroded, flat_deposited, eroded, deposited, brush_dy, brush_dx,
-            brush_flat, brush_raw, brush_weight, reach, x, y, floor, inertia, capacity_factor,
-            min_capacity, erode_speed, deposit_speed, evaporate_speed, gravity, lifetime,
-            initial_water, initial_speed,
+            brush_flat, brush_raw, brush_weight, reach, x, y, floor, -np.inf, inertia,
+            capacity_factor, min_capacity, erode_speed, deposit_speed, evaporate_speed, gravity,
+            lifetime, initial_water, initial_speed,
         )  # fmt: skip
     return carried
 
@@ -441,6 +446,7 @@ def _erode_world_kernel(
     chance,
     carried,
     floor,
+    sea,
     inertia,
     capacity_factor,
     min_capacity,
@@ -454,9 +460,10 @@ def _erode_world_kernel(
 ):
     # Droplets seeded by world cell: in pass ``p``, rows ``first_row`` to
     # ``last_row - 1`` in row-major world order, cell (x0 + c, y0 + r) starts
-    # a droplet with probability ``chance`` at a hashed point inside it.
-    # Returns ``carried`` plus the sediment carried off, so that slices
-    # chained in order add up as one call would.
+    # a droplet with probability ``chance`` at a hashed point inside it,
+    # unless the ground there is below ``sea``. Returns ``carried`` plus the
+    # sediment carried off, so that slices chained in order add up as one
+    # call would.
     rows, cols = heights.shape
     flat = heights.reshape(rows * cols)
     flat_eroded = eroded.reshape(rows * cols)
@@ -469,10 +476,12 @@ def _erode_world_kernel(
                 continue
             x = c + _uniform(key, 2)
             y = r + _uniform(key, 3)
+            if _sample(flat, cols, x, y, c, r)[0] < sea:
+                continue  # rain on the sea
             carried += _droplet(
                 heights, flat, flat_eroded, flat_deposited, eroded, deposited, brush_dy,
-                brush_dx, brush_flat, brush_raw, brush_weight, reach, x, y, floor, inertia,
-                capacity_factor, min_capacity, erode_speed, deposit_speed,
+                brush_dx, brush_flat, brush_raw, brush_weight, reach, x, y, floor, sea,
+                inertia, capacity_factor, min_capacity, erode_speed, deposit_speed,
                 evaporate_speed, gravity, lifetime, initial_water, initial_speed,
             )  # fmt: skip
     return carried
@@ -798,6 +807,7 @@ def erode_cells(
     *,
     seed: int,
     params: HydraulicErosion,
+    sea_level: float | None = None,
     stop: threading.Event | None = None,
 ) -> ErosionResult:
     """Hydraulic erosion of a region of the world by droplets seeded per world cell.
@@ -821,6 +831,10 @@ def erode_cells(
         Any 64-bit integer.
     params : HydraulicErosion
         The droplets' physics.
+    sea_level : float, optional
+        Rain falls on land only: no droplet starts where the ground is
+        below this height, and a droplet ends where it reaches such ground,
+        its sediment carried off (the sea takes it). None: no sea.
     stop : threading.Event, optional
         Checked between slices of about a tenth of a second: once set, the
         work ends with :class:`ErosionStopped` (for worker threads, which
@@ -838,11 +852,15 @@ def erode_cells(
     the region's last row or column) starts a droplet with probability
     ``density / P`` at ``(x + u2, y + u3)``, where ``u1 < density / P``
     decides and ``u1, u2, u3`` are outputs 1-3 of the SplitMix64 stream
-    keyed by a hash of ``(seed, p, x, y)``. Each droplet then moves as in
-    :func:`erode`, with the floor at 0.
+    keyed by a hash of ``(seed, p, x, y)``, unless the field there (as the
+    earlier droplets left it) is below ``sea_level``. Each droplet then
+    moves as in :func:`erode`, with the floor at 0, and ends, before
+    eroding or depositing, at the first step whose new height is below
+    ``sea_level``.
     """
     out = _check_heights(heights)
     check_seed(seed)
+    sea = -np.inf if sea_level is None else check_real(sea_level, "sea_level")
     density = float(density)
     if not 0.0 <= density <= MAX_DROPLETS_PER_CELL:
         raise ValueError(
@@ -868,7 +886,7 @@ def erode_cells(
                         out, eroded, deposited, brush_dy, brush_dx, brush_raw, brush_weight,
                         np.int64(reach), np.uint64(seed & (2**64 - 1)), np.int64(origin[0]),
                         np.int64(origin[1]), np.int64(p), np.int64(first),
-                        np.int64(min(first + step, rows - 1)), chance, carried, 0.0,
+                        np.int64(min(first + step, rows - 1)), chance, carried, 0.0, sea,
                         float(params.inertia), float(params.capacity),
                         float(params.min_capacity), float(params.erode_speed),
                         float(params.deposit_speed), float(params.evaporate_speed),

@@ -26,6 +26,11 @@ Hydraulic erosion (blended world tiles)
     the middle. The up to four weighted changes of a cell are summed in
     tile order (row, then column), the same for every window.
 
+    Rain falls on land only: no droplet starts where the ground is below
+    the map's sea level, and a droplet ends where it reaches the sea, its
+    sediment carried off. The seabed away from the coast is left as the
+    map made it, and regions of open sea cost little.
+
     Halo: a cell depends on the map's heights within ``TILE + BAND / 2 + m``
     cells of it. Overhead: each tile erodes ``(TILE + BAND + 2 m)**2 /
     TILE**2`` cells (2.3 times the cells by default, with droplets at the
@@ -385,6 +390,7 @@ class World:
             self.density,
             seed=derive_seed(self.seed, EROSION_TAG),
             params=self.config.erosion,
+            sea_level=self.level,
             stop=stop,
         )
         keep = np.s_[self.margin : self.margin + TILE + BAND]
