@@ -57,6 +57,28 @@ def test_csv_round_trip(tmp_path_factory, tiles):
     assert np.array_equal(back, tiles)
 
 
+@given(
+    hnp.arrays(
+        np.int64,
+        hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=12),
+        elements=st.one_of(st.integers(0, 12), st.integers(0, 2**16 + 5)),
+    ),
+    st.sampled_from([np.uint8, np.uint16, np.int32, np.int64, np.uint64]),
+)
+def test_csv_is_what_pythons_csv_module_reads(tmp_path_factory, tiles, dtype):
+    # Every value spelled in decimal, small ids (through the digit table)
+    # and big ones alike, read back by the standard library's reader.
+    import csv
+
+    if tiles.max() <= np.iinfo(dtype).max:
+        tiles = tiles.astype(dtype)
+    path = write_tiles_csv(tmp_path_factory.mktemp("csv") / "map.csv", tiles)
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows == [[str(v) for v in row] for row in tiles.tolist()]
+    assert path.read_bytes().endswith(b"\n") and b"\r" not in path.read_bytes()
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -24,6 +24,7 @@ from xml.etree import ElementTree
 
 import numpy as np
 
+from worldgen._jit import kernel
 from worldgen.io._atomic import atomic_output
 from worldgen.io._image import png_bytes
 from worldgen.products._tilemap import check_tiles
@@ -78,14 +79,40 @@ def write_tiles_csv(path: str | os.PathLike, tiles: np.ndarray) -> pathlib.Path:
     return target
 
 
-def _csv_bytes(tiles: np.ndarray) -> bytes:
-    # Class ids are small: join looked-up digit strings row by row, an order
-    # of magnitude faster than numpy.savetxt on big maps.
+def _csv_bytes(tiles: np.ndarray) -> bytes | memoryview:
+    # Class ids are small: each value's digits are copied from a table of
+    # the numbers up to the largest, by a compiled loop (about 20 times
+    # faster than joining digit strings in Python; a 2048 x 2048 map's
+    # three tile maps took a second of a terrain job).
     top = int(tiles.max())
     if top >= 1 << 16:
         return "\n".join(",".join(map(str, row)) for row in tiles.tolist()).encode() + b"\n"
-    digits = np.array([str(i).encode() for i in range(top + 1)], dtype=object)
-    return b"".join(b",".join(digits[row]) + b"\n" for row in tiles)
+    numbers = [str(i).encode() for i in range(top + 1)]
+    table = np.frombuffer(b"".join(numbers), dtype=np.uint8)
+    starts = np.zeros(top + 2, dtype=np.int64)
+    starts[1:] = np.cumsum([len(n) for n in numbers])
+    ids = tiles.astype(np.uint16, copy=False)
+    size = int(np.diff(starts)[ids].sum()) + ids.size  # digits, commas, newlines
+    out = np.empty(size, dtype=np.uint8)
+    _write_csv(ids, table, starts, out)
+    return out.data
+
+
+@kernel
+def _write_csv(ids, table, starts, out):
+    # The rows of ``ids`` as decimal text into ``out``: value v's digits are
+    # table[starts[v]:starts[v + 1]], a comma after each value but a row's
+    # last, which a newline follows.
+    rows, cols = ids.shape
+    n = 0
+    for r in range(rows):
+        for c in range(cols):
+            v = ids[r, c]
+            for k in range(starts[v], starts[v + 1]):
+                out[n] = table[k]
+                n += 1
+            out[n] = 44 if c < cols - 1 else 10
+            n += 1
 
 
 def read_tiles_csv(path: str | os.PathLike) -> np.ndarray:

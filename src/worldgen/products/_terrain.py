@@ -48,7 +48,8 @@ class TerrainConfig:
     Parameters
     ----------
     droplets : int, optional
-        Hydraulic erosion droplets (default: one per four cells; 0: none).
+        Hydraulic erosion droplets (default: one per four cells; 0: none);
+        rain falls on land only: none starts below the sea level.
     erosion : HydraulicErosion
         Droplet parameters (the well-known CPU defaults).
     thermal : int
