@@ -271,10 +271,12 @@ def _write_glb(path: pathlib.Path, mesh: Mesh | Surface, texture: np.ndarray | N
         out.write(np.array([_GLB_MAGIC, 2, total, len(content), _JSON_CHUNK], "<u4").tobytes())
         out.write(content)
         out.write(np.array([sum(lengths), _BIN_CHUNK], "<u4").tobytes())
+        # Arrays are written from their own memory (C order, native
+        # little-endian float32), not copied into bytes first.
         for band in _face_bands(mesh):
-            out.write(band.astype("<u4").tobytes())
-        out.write(positions.values.tobytes())
+            out.write(np.ascontiguousarray(band, dtype="<u4"))
+        out.write(positions.values)
         if uvs is not None:
             out.write(image)
-            out.write(uvs.values.tobytes())
-        out.write(normals.values.tobytes())
+            out.write(uvs.values)
+        out.write(normals.values)
