@@ -116,6 +116,9 @@ BAD = [
     ("/w/{key}/point?x=%201&z=1", 400, "x must be an integer (ASCII digits"),
     ("/w/{key}/point?x=1_0&z=1", 400, "x must be an integer (ASCII digits"),
     ("/w/{key}/point?x=1&z=%D9%A3", 400, "z must be an integer (ASCII digits"),
+    ("/w/{key}/point?z=1", 400, "x is required: an integer"),
+    ("/w/{key}/point?x=1&z=" + "9" * 32, 400, "z must be within +-"),
+    ("/w/{key}/point?x=-" + "1" * 31 + "&z=1", 400, "x must be within +-"),
     ("/w/{key}/chunks?x=1&z=1&radius=+8", 400, "radius must be an integer"),
     ("/w/{key}/colour/3/1.5/0.png", 400, "tile x must be an integer"),
     ("/w/{key}/colour/z/0/0.png", 400, "tile z must be an integer"),
@@ -136,7 +139,7 @@ BAD = [
     ("/worlds?preset=classic&land_fraction=0.3", 400, "land_fraction applies to the world"),
     ("/worlds?land_fraction=0.9", 400, "land_fraction"),
     ("/worlds?continent_size=5000", 400, "continent_size must be a power of two"),
-    ("/w/{key}/point?x=1", 400, "z must be an integer"),
+    ("/w/{key}/point?x=1", 400, "z is required"),
     ("/w/{key}/point?x=1&z=1e999", 400, "z must be an integer"),
     ("/w/{key}/point?x=1&z=99999999999", 400, "z must be within"),
     ("/worlds?scale=1e-300&preset=classic", 400, "scale=1e-300"),
@@ -156,7 +159,7 @@ BAD = [
     ("/w/{key}/export?x=0&z=-549755813889&width=1&height=1", 400, "z must be within"),
     ("/w/{key}/export?x=0&z=0&width=-5&height=5", 400, "width must be"),
     ("/w/{key}/export?x=0&z=0&width=0&height=5", 400, "width must be"),
-    ("/w/{key}/export?x=0&z=0&width=5", 400, "height must be an integer"),
+    ("/w/{key}/export?x=0&z=0&width=5", 400, "height is required"),
     ("/no/such/page", 404, "Not Found"),
 ]
 
@@ -368,6 +371,16 @@ def test_serve_command_rejects_a_bad_port():
 def test_only_loopback_names_are_this_server(host, allowed):
     assert host_allowed(host) is allowed
     assert host_allowed("worldgen.lan:80", extra=("worldgen.lan",))
+
+
+def test_a_foreign_host_is_told_each_name_once():
+    # The server's own bind address may be a loopback name already listed.
+    app = create_app(hosts=("127.0.0.1", "worldgen.lan"))
+    with TestClient(app, base_url="http://evil.example") as c:
+        answer = c.get("/worlds")
+    assert answer.status_code == 400
+    message = answer.json()["error"]
+    assert "worldgen.lan" in message and message.count("127.0.0.1") == 1, message
 
 
 def test_quick_tiles_are_not_held_up_by_slow_ones():

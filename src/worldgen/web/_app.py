@@ -110,7 +110,11 @@ _TILE_INTEGER = re.compile(r"0|[1-9][0-9]{0,29}")
 
 def _int(text: str | None, name: str, limit: int = 2**53) -> int:
     """A query integer: an optional minus and ASCII digits, nothing else."""
-    if text is None or not _INTEGER.fullmatch(text):
+    if text is None:
+        raise ClientError(400, f"{name} is required: an integer (ASCII digits, optional minus)")
+    if re.fullmatch(r"-?[0-9]+", text) and not _INTEGER.fullmatch(text):
+        raise ClientError(400, f"{name} must be within +-{limit}, got {text!r}")
+    if not _INTEGER.fullmatch(text):
         raise ClientError(
             400, f"{name} must be an integer (ASCII digits, optional minus), got {text!r}"
         )
@@ -168,7 +172,8 @@ class HostCheck:
         if scope["type"] == "http":
             host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
             if not host_allowed(host, self.hosts):
-                allowed = ", ".join((*LOOPBACK_NAMES, "127.0.0.1", "[::1]", *self.hosts))
+                names = (*LOOPBACK_NAMES, "127.0.0.1", "[::1]", *self.hosts)
+                allowed = ", ".join(dict.fromkeys(names))  # each once
                 response = _error(
                     400,
                     f"host {host[:100]!r} is not served here (DNS rebinding?); open the page "
