@@ -131,6 +131,7 @@ BAD = [
     ("/worlds?seed=99999999999999999999999", 400, "seed"),
     ("/worlds?scale=-1&preset=classic", 400, "scale"),
     ("/worlds?scale=nan&preset=classic", 400, "scale"),
+    ("/worlds?scale=1e308&preset=classic", 400, "use a smaller scale"),
     ("/worlds?octaves=1000&preset=classic", 400, "octaves"),
     ("/worlds?sea=1.5&preset=classic", 400, "sea must be a number between 0 and 1"),
     ("/worlds?preset=moon", 400, "preset must be one of"),

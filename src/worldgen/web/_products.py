@@ -99,9 +99,15 @@ def check_pyramid(config: MapConfig) -> MapConfig:
         if config.world is None:
             make_layers(config, corners)
     except ValueError as exc:
+        # Coordinates too large for the octaves, or (a scale near the
+        # largest float) the scale of the coarsest tiles overflowing.
+        hint = (
+            "use a smaller scale"
+            if "got inf" in str(exc)
+            else "use a larger scale, fewer octaves or a smaller lacunarity"
+        )
         raise ValueError(
-            f"this world cannot be sampled over the whole map ({exc}): "
-            "use a larger scale, fewer octaves or a smaller lacunarity"
+            f"this world cannot be sampled over the whole map ({exc}): {hint}"
         ) from None
     return config
 
