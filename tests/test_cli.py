@@ -204,6 +204,7 @@ def test_world_rivers_flag_reaches_the_config(tmp_path):
     second = runner.invoke(app, [*args, "--no-rivers", "--out", str(tmp_path / "b")])
     assert second.exit_code == 1
     assert "holds another world" in second.output
+    assert "--store FILE" in second.output and "delete the file" in second.output
 
 
 def test_world_maps_refuse_classic_options_and_have_levels_and_water(tmp_path):

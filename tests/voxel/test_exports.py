@@ -138,6 +138,32 @@ def test_minecraft_world_read_by_another_reader(spawn_set):
         assert top == surface[k, i]
 
 
+def test_minecraft_biomes_are_the_worlds_at_full_detail(spawn_set):
+    # Each 4 x 4 cell's biome is the world's at the cell's centre column,
+    # from the full-detail fields the blocks come from (a window stepped by
+    # 4 put beaches where the blocks were sand of another biome).
+    from worldgen.voxel._minecraft import BIOME_IDS
+    from worldgen.world import world_fields
+    from worldgen.world._window import Window
+
+    config = VoxelConfig(seed=0)
+    folder = spawn_set / "minecraft"
+    x0, z0 = SPAWN[0] - RADIUS, SPAWN[1] - RADIUS
+    names = tuple(BIOME_IDS.values())
+    regions, checked = {}, 0
+    for k in range(0, 2 * RADIUS, 4):
+        for i in range(0, 2 * RADIUS, 4):
+            x, z = (x0 + i) // 4 * 4 + 2, (z0 + k) // 4 * 4 + 2  # the cell's centre
+            name = f"r.{x // 512}.{z // 512}.mca"
+            region = regions.setdefault(name, anvil.Region.from_file(str(folder / "region" / name)))
+            chunk = anvil.Chunk.from_region(region, (x // 16) % 32, (z // 16) % 32)
+            got = chunk.get_biome(x % 16, 64, z % 16)
+            fields = world_fields(config.world, Window(x, z, 1, 1), rivers=config.rivers)
+            assert f"{got.namespace}:{got.id}" == names[int(fields.biome[0, 0])], (x, z)
+            checked += 1
+    assert checked == (2 * RADIUS // 4) ** 2
+
+
 def test_block_state_packing_is_minecrafts():
     """Five bits an index, twelve to a long, the top four bits unused."""
     indices = np.arange(4096) % 17
@@ -301,6 +327,25 @@ def test_minecraft_world_is_the_same_bytes_at_any_time(spawn_set, tmp_path, monk
 def test_export_errors_name_the_parameter(tmp_path):
     bad = runner.invoke(app, ["world", "--out", str(tmp_path), "--export", "png"])
     assert bad.exit_code != 0 and "export" in bad.output
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        # Minecraft cannot load chunks past its world border.
+        (["--x", "29999990", "--radius", "8", "--export", "mca"], "Minecraft's world ends"),
+        (["--z", "-30000000", "--radius", "4", "--export", "mca"], "z: Minecraft"),
+        # The chunk store may not take a name the set writes.
+        (["--radius", "4", "--export", "npy", "--store", "{out}/surface.npy"], "store:"),
+        (["--radius", "4", "--store", "{out}/region.glb"], "another file name"),
+    ],
+)
+def test_world_refuses_what_it_could_not_write_whole(tmp_path, options, message):
+    out = tmp_path / "set"
+    options = [o.format(out=out) for o in options]
+    bad = runner.invoke(app, ["world", "--out", str(out), *options])
+    assert bad.exit_code != 0 and message in bad.output, bad.output
+    assert not out.exists() or not any(out.iterdir())
 
 
 def test_world_takes_a_world_preset_and_a_config_with_a_world_table(tmp_path):

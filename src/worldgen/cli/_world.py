@@ -50,7 +50,9 @@ def world_command(
     x: Annotated[int | None, Opt(help="World x of the centre.", show_default="the spawn's")] = None,
     z: Annotated[int | None, Opt(help="World z of the centre.", show_default="the spawn's")] = None,
     radius: Annotated[int, Opt(help="Generate the chunks within this many blocks.")] = 128,
-    mesh_radius: Annotated[int, Opt(help="Mesh the chunks within this many blocks.")] = 24,
+    mesh_radius: Annotated[
+        int, Opt(help="Mesh the chunks within this many blocks (at most --radius).")
+    ] = 24,
     store: Annotated[
         pathlib.Path | None, Opt(help="Chunk store file.", show_default="OUT/world.db")
     ] = None,

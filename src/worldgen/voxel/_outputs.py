@@ -136,6 +136,14 @@ def write_world_set(
     exports = _check_exports(exports)
     if "mca" in exports:
         check_range(config.y_min, config.y_max)
+        for name, centre in (("x", x), ("z", z)):
+            if abs(centre) + radius > MINECRAFT_BORDER:
+                raise ValueError(
+                    f"{name}: Minecraft's world ends {MINECRAFT_BORDER:,} blocks from its "
+                    f"centre, and the square of {radius} blocks around {centre} reaches past "
+                    f"it (the game could not load those chunks); export a square within "
+                    f"+-{MINECRAFT_BORDER:,}"
+                )
     chunks = len(chunk_range(x, z, radius))
     if exports:
         chunks = max(chunks, len(square_chunks(x - radius, z - radius, 2 * radius, 2 * radius)))
@@ -147,8 +155,16 @@ def write_world_set(
         "so a big world can be filled by several runs around different points",
     )
     about = f"seed {config.seed}, {radius} blocks around {x}, {z}"
+    if store is not None:
+        store = pathlib.Path(store)
+        inside = pathlib.Path(out).resolve(), store.resolve().parent
+        if inside[0] == inside[1] and store.name in SET_NAMES:
+            raise ValueError(
+                f"store: {store} is where the set writes its own {store.name}; choose "
+                "another file name for the chunk store (the default is world.db)"
+            )
     with output_set(out, command="world", about=about) as files:
-        store_path = files.out / "world.db" if store is None else pathlib.Path(store)
+        store_path = files.out / "world.db" if store is None else store
         world, chunk_store = open_world(config, store_path, threads=threads)
         try:
             pictures = _draw_world(
@@ -164,6 +180,17 @@ def write_world_set(
 
 EXPORTS = ("npy", "mca", "vox")
 """What :func:`write_world_set` exports besides its pictures."""
+
+SET_NAMES = frozenset(
+    ("world_map.png", "section.png", "region.glb", "surface.npy", "water.npy", "world.vox",
+     "minecraft", "worldgen-set.json")
+)  # fmt: skip
+"""The names :func:`write_world_set` may write in its folder (the chunk
+store may not take one)."""
+
+MINECRAFT_BORDER = 29_999_984
+"""How far from its centre Minecraft's world reaches, in blocks (its world
+border's largest radius)."""
 
 
 def _check_exports(exports: object) -> tuple[str, ...]:
@@ -199,16 +226,27 @@ def _export(world, config, out, x, z, radius, exports) -> list[pathlib.Path]:
     return written
 
 
+def cell_biomes(config: VoxelConfig, cx0: int, cz0: int, ncx: int, ncz: int) -> np.ndarray:
+    """The world's biome at the centre column of every 4 x 4 cell of the
+    chunks ``cx0 .. cx0 + ncx - 1`` by ``cz0 .. cz0 + ncz - 1``, shape
+    ``(4 ncz, 4 ncx)``, read from the full-detail fields the chunks' blocks
+    come from (a window stepped by 4 would be the world at a coarser level
+    of detail, whose coasts and snow lines lie elsewhere). A row of chunks
+    at a time."""
+    parts = []
+    for k in range(ncz):
+        rows = Window(CHUNK * cx0, CHUNK * (cz0 + k), CHUNK * ncx, CHUNK)
+        parts.append(world_fields(config.world, rows, rivers=config.rivers).biome[2::4, 2::4])
+    return np.concatenate(parts)
+
+
 def _write_minecraft(config, folder, chunks, surface, water, x, z, radius) -> list[pathlib.Path]:
     """``level.dat`` and the region files of ``chunks`` in ``folder``."""
     cx0 = min(c.cx for c in chunks)
     cz0 = min(c.cz for c in chunks)
     ncx = max(c.cx for c in chunks) - cx0 + 1
     ncz = max(c.cz for c in chunks) - cz0 + 1
-    # The world's biome at the centre of every 4 x 4 cell of columns.
-    cells = world_fields(
-        config.world, Window(CHUNK * cx0 + 2, CHUNK * cz0 + 2, 4 * ncx, 4 * ncz, 4)
-    ).biome
+    cells = cell_biomes(config, cx0, cz0, ncx, ncz)
     regions: dict[tuple[int, int], dict[tuple[int, int], bytes]] = {}
     for chunk in chunks:
         i, k = 4 * (chunk.cx - cx0), 4 * (chunk.cz - cz0)

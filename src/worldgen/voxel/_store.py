@@ -218,8 +218,10 @@ class ChunkStore:
                 shown = (stored, self._key)
             raise StoreMismatchError(
                 f"{self._path} holds another world: its key is {shown[0]}{made_by}, "
-                f"this one's is {shown[1]}. Use another file for this config, "
-                "or open the file with the config that made it"
+                f"this one's is {shown[1]} (its world, seed or settings differ). Use "
+                "another file for this config (`worldgen world --store FILE` or another "
+                "--out), delete the file to start it afresh, or open it with the config "
+                "that made it"
             )
 
     @property
