@@ -319,6 +319,16 @@ def test_bad_server_options(kwargs, match):
         create_app(**kwargs)
 
 
+def test_worlds_send_the_seed_as_a_string_too(client):
+    # A JSON number past 2**53 is rounded in a browser; the string is exact.
+    for asked, seed in [("9007199254740993", 2**53 + 1), ("-5", 2**64 - 5)]:
+        body = client.get(f"/worlds?seed={asked}").json()
+        assert body["seed"] == str(seed)
+        assert body["params"]["seed"] == seed  # the number, as before
+        again = client.get(f"/worlds?seed={body['seed']}").json()
+        assert again["key"] == body["key"]
+
+
 def test_serve_command_listens_on_loopback_and_prints_its_url():
     command = [sys.executable, "-m", "worldgen.cli", "serve", "--seed", "5", "--port", "0"]
     with subprocess.Popen(

@@ -173,6 +173,27 @@ def test_changing_the_seed_changes_the_tiles(page):
     assert page.errors == []
 
 
+def test_seeds_past_2_to_the_53_stay_exact(page, browser, server):
+    page.open("#seed=9007199254740993&zoom=8")
+    assert page.page.input_value("input[name=seed]") == "9007199254740993"
+    assert page.state()["seed"] == "9007199254740993"
+    key = page.page.evaluate("window.explorer.world.key")
+    page.page.fill("input[name=seed]", "-5")  # wrapped into 0 .. 2**64 - 1
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.wait()
+    assert page.page.input_value("input[name=seed]") == str(2**64 - 5)
+    assert page.state()["seed"] == str(2**64 - 5)
+    key = page.page.evaluate("window.explorer.world.key")
+    again = Page(browser, server)
+    try:  # the hash the page wrote opens the same world
+        again.open(page.page.evaluate("window.location.hash"))
+        assert again.page.evaluate("window.explorer.world.key") == key
+        assert again.page.is_hidden("#error") and again.errors == []
+    finally:
+        again.close()
+    assert page.errors == []
+
+
 def test_the_url_round_trips_the_view(page, browser, server):
     view = (
         "#preset=classic&seed=5&octaves=5&sea=0.45&x=1234&z=-987&zoom=13.50&layer=biomes"

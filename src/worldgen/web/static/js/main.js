@@ -17,10 +17,13 @@ function showError(message) {
   $('error').textContent = message || '';
 }
 
+// The world's parameters, its seed as the server's string: a seed may pass
+// 2**53, past which a JSON number is rounded.
 async function register(params) {
   const response = await fetch('/worlds?' + new URLSearchParams(params));
   const body = await response.json();
   if (!response.ok) throw new Error(body.error);
+  body.params = { ...body.params, seed: body.seed };
   return body;
 }
 
