@@ -222,6 +222,46 @@ def test_the_url_round_trips_the_view(page, browser, server):
     assert page.errors == []
 
 
+def test_a_changed_hash_and_back_and_forward_apply_in_place(page):
+    page.open("#zoom=8")
+    worlds = []
+    page.page.on("request", lambda r: "/worlds?" in r.url and worlds.append(r.url))
+    length = page.page.evaluate("history.length")
+    # Typed in the address bar: the same document, another world and view.
+    page.page.goto(page.server + "#seed=7&x=1000&z=-2000&zoom=5&layer=biomes")
+    page.page.wait_for_function("window.explorer.world.params.seed === '7'", timeout=30_000)
+    page.wait()
+    state = page.state()
+    assert state["seed"] == "7" and state["layer"] == "biomes"
+    assert float(state["x"]) == pytest.approx(1000, abs=2)
+    assert float(state["z"]) == pytest.approx(-2000, abs=2)
+    assert float(state["zoom"]) == pytest.approx(5, abs=0.01)
+    assert page.page.is_checked("input[name=layer][value=biomes]")
+    assert page.page.evaluate("window.explorer.map.getLayoutProperty('biomes', 'visibility')") == (
+        "visible"
+    )
+    page.page.go_back()
+    page.page.wait_for_function("window.explorer.world.params.seed === '0'", timeout=30_000)
+    page.wait()
+    state = page.state()
+    assert state["layer"] == "colour" and float(state["zoom"]) == pytest.approx(8, abs=0.01)
+    assert page.page.input_value("input[name=seed]") == "0"
+    page.page.go_forward()
+    page.page.wait_for_function("window.explorer.world.params.seed === '7'", timeout=30_000)
+    page.wait()
+    assert page.state()["layer"] == "biomes"
+    # A view alone moves the map and asks for no world.
+    asked = len(worlds)
+    hash_ = page.page.evaluate("window.location.hash").replace("zoom=5.00", "zoom=6.50")
+    page.page.goto(page.server + hash_)
+    page.page.wait_for_function("Math.abs(window.explorer.map.getZoom() - 6.5) < 0.01")
+    page.wait()
+    assert len(worlds) == asked == 3
+    # The page's own writes replace the entry: no new history, no loop.
+    assert page.page.evaluate("history.length") == length + 2
+    assert page.page.is_hidden("#error") and page.errors == []
+
+
 def test_3d_terrain_and_the_voxel_chunk_view_open(page):
     page.open("#zoom=15&x=300&z=200&pitch=60&terrain=1")
     assert page.page.evaluate("Boolean(window.explorer.map.getTerrain())")

@@ -1,9 +1,9 @@
 // The explorer page: wires the panel, the map, the readout, the stats line,
 // the export and the voxel view together, keeping the state in the URL.
-import { lngLatToCell } from './grid.js';
+import { cellToLngLat, lngLatToCell } from './grid.js';
 import { EXAGGERATION, createMap, mapStyle, popup, viewOf } from './map.js';
 import { fillPanel, onPanelChange, setLayer } from './panel.js';
-import { VIEW_LAYERS, readState, writeState } from './state.js';
+import { VIEW_LAYERS, WORLD_PARAMS, readState, writeState } from './state.js';
 import { closeVoxels, openVoxels } from './voxels.js';
 
 const $ = (id) => document.getElementById(id);
@@ -32,7 +32,9 @@ function save() {
   writeState(state);
 }
 
-async function changeWorld(params) {
+// place(world), if given, says where the new world's view goes (jumpTo's
+// options); without it the view stays.
+async function changeWorld(params, place = null) {
   try {
     const world = await register(params);
     showError('');
@@ -40,6 +42,7 @@ async function changeWorld(params) {
     state.world = { ...world.params };
     fillPanel(form, world.params);
     explorer.map.setStyle(mapStyle(world.layers, state.view));
+    if (place) explorer.map.jumpTo(place(world));
     save();
   } catch (error) {
     showError(error.message);
@@ -55,6 +58,17 @@ function updateLayerNote() {
   const below = Boolean(map && doc && map.getZoom() < doc.minzoom);
   note.hidden = !below;
   note.textContent = below ? `The ${doc.name} layer shows from zoom ${doc.minzoom}: zoom in.` : '';
+}
+
+function showLayer(layer) {
+  for (const name of VIEW_LAYERS) {
+    explorer.map.setLayoutProperty(name, 'visibility', name === layer ? 'visible' : 'none');
+  }
+  state.view.layer = layer;
+  setLayer($('layers'), layer);
+  save();
+  showError('');
+  updateLayerNote();
 }
 
 function setTerrain(on) {
@@ -186,6 +200,36 @@ async function exportView() {
   }
 }
 
+// Two worlds' parameters as the URL writes them.
+function sameWorld(a, b) {
+  return WORLD_PARAMS.every((name) => String(a[name] ?? '') === String(b[name] ?? ''));
+}
+
+// A hash the page did not write (typed in the address bar, a link, Back or
+// Forward) is applied in place. The page's own writes replace the history
+// entry and fire no hashchange, so they do not come back here.
+function applyHash() {
+  const next = readState();
+  const view = next.view;
+  if (view.layer !== state.view.layer) showLayer(view.layer);
+  if (Boolean(view.terrain) !== Boolean(state.view.terrain)) {
+    $('terrain3d').checked = Boolean(view.terrain);
+    setTerrain(view.terrain);
+  }
+  // Where the hash puts the view; a hash with no position, the world's spawn.
+  const place = (world) => ({
+    center: cellToLngLat(...(view.x === null || view.z === null ? world.spawn : [view.x, view.z])),
+    zoom: view.zoom,
+    pitch: view.pitch,
+    bearing: view.bearing,
+  });
+  if (sameWorld(next.world, state.world)) {
+    explorer.map.jumpTo(place(explorer.world));
+  } else {
+    changeWorld(next.world, place);
+  }
+}
+
 async function start() {
   let world;
   try {
@@ -219,21 +263,14 @@ async function start() {
     updateLayerNote();
   });
   onPanelChange(form, changeWorld);
-  $('layers').addEventListener('change', (event) => {
-    for (const name of VIEW_LAYERS) {
-      map.setLayoutProperty(name, 'visibility', name === event.target.value ? 'visible' : 'none');
-    }
-    state.view.layer = event.target.value;
-    save();
-    showError('');
-    updateLayerNote();
-  });
+  $('layers').addEventListener('change', (event) => showLayer(event.target.value));
   $('terrain3d').addEventListener('change', (event) => setTerrain(event.target.checked));
   $('export').addEventListener('click', exportView);
   $('voxels-close').addEventListener('click', () => {
     closeVoxels();
     $('voxels').hidden = true;
   });
+  window.addEventListener('hashchange', applyHash);
   setupReadout(map);
   setupStats();
 }
