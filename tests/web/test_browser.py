@@ -222,6 +222,14 @@ def test_the_url_round_trips_the_view(page, browser, server):
     assert page.errors == []
 
 
+def test_an_unknown_layer_in_the_hash_shows_the_default_one(page):
+    page.open("#zoom=14&layer=bogus")
+    assert page.state()["layer"] == "colour"  # the hash is mended
+    assert page.page.is_checked("input[name=layer][value=colour]")
+    assert shows_terrain(page.map_pixels())
+    assert page.errors == []
+
+
 def test_a_changed_hash_and_back_and_forward_apply_in_place(page):
     page.open("#zoom=8")
     worlds = []
