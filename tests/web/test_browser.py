@@ -290,6 +290,25 @@ def test_3d_terrain_and_the_voxel_chunk_view_open(page):
     assert page.errors == []
 
 
+def test_the_readout_asks_nothing_past_the_edge_of_the_world(page):
+    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=1&pitch=80")
+    points = []
+    page.page.on("request", lambda r: "/point?" in r.url and points.append(r.url))
+    page.page.mouse.move(670, 5)  # far up a view tilted to the horizon
+    page.page.wait_for_function("!document.getElementById('readout').textContent.includes('move')")
+    time.sleep(1)
+    beyond = page.page.text_content("#readout")
+    page.page.mouse.move(670, 310)  # the centre: the world
+    page.page.wait_for_function(
+        "document.getElementById('readout').textContent.includes(' m ')", timeout=120_000
+    )
+    for url in points:
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
+        assert all(abs(int(query[k][0])) <= 2**23 for k in ("x", "z")), url
+    assert points and page.errors == []
+    assert beyond == "past the edge of the world"
+
+
 def test_export_downloads_the_map_set(page):
     page.open("#zoom=16&x=10&z=10")
     with page.page.expect_download() as download:

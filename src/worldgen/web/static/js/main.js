@@ -1,6 +1,6 @@
 // The explorer page: wires the panel, the map, the readout, the stats line,
 // the export and the voxel view together, keeping the state in the URL.
-import { cellToLngLat, lngLatToCell } from './grid.js';
+import { HALF, cellToLngLat, lngLatToCell } from './grid.js';
 import { EXAGGERATION, createMap, mapStyle, popup, viewOf } from './map.js';
 import { fillPanel, onPanelChange, setLayer } from './panel.js';
 import { VIEW_LAYERS, WORLD_PARAMS, readState, writeState } from './state.js';
@@ -79,6 +79,9 @@ function setTerrain(on) {
   save();
 }
 
+// A cell of the world, not past its edge (a tilted view's sky is).
+const inWorld = (x, z) => x >= -HALF && x < HALF && z >= -HALF && z < HALF;
+
 function setupReadout(map) {
   const readout = $('readout');
   let cell = null;
@@ -106,6 +109,11 @@ function setupReadout(map) {
     const [x, z] = lngLatToCell(event.lngLat.lng, event.lngLat.lat).map(Math.floor);
     if (cell && cell[0] === x && cell[1] === z) return;
     cell = [x, z];
+    if (!inWorld(x, z)) {
+      readout.textContent = 'past the edge of the world';
+      want = null;
+      return;
+    }
     readout.textContent = `X ${x}  Z ${z}`;
     want = cell;
     ask();
@@ -115,7 +123,7 @@ function setupReadout(map) {
     const text = `${x} ${z}`;
     if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
     explorer.copied = text;
-    if (map.getZoom() >= 14) {
+    if (map.getZoom() >= 14 && inWorld(x, z)) {
       const button = document.createElement('button');
       button.textContent = `Voxel chunks at ${x}, ${z}`;
       button.addEventListener('click', () => showVoxels(x, z));
