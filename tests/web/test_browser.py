@@ -397,15 +397,19 @@ def test_colour_and_voxel_layers_show_one_coastline(page):
 
 
 def test_voxel_layer_note_and_errors_that_clear_and_fit(page):
-    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=11&layer=colour")
+    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=10.4&layer=colour")
     assert page.page.is_hidden("#layer-note")
     page.page.check("input[name=layer][value=voxel]")
     page.page.wait_for_selector("#layer-note", state="visible")
-    assert "zoom 12" in page.page.text_content("#layer-note")
-    page.page.evaluate("window.explorer.map.jumpTo({zoom: 12.5})")
+    # The voxel tiles start at their zoom 12: 256-px tiles, drawn from the
+    # map's (512-px) zoom 11 rounded, so from 10.5.
+    assert "zoom 10.5" in page.page.text_content("#layer-note")
+    assert not any("/voxel/" in url for url in page.tiles)
+    page.page.evaluate("window.explorer.map.jumpTo({zoom: 10.6})")
     page.page.wait_for_selector("#layer-note", state="hidden")
     page.wait()
-    assert shows_terrain(page.map_pixels())  # the voxel layer at zoom 12
+    assert any("/voxel/12/" in url for url in page.tiles)
+    assert shows_terrain(page.map_pixels())  # the voxel layer's tiles of zoom 12
     # A long error stays inside the panel and clears when the layer changes.
     page.page.evaluate(
         "(() => { const e = document.getElementById('error');"

@@ -49,15 +49,20 @@ async function changeWorld(params, place = null) {
   }
 }
 
+// The map's zoom from which a layer's tiles show. They are 256 px and the
+// map's zoom counts 512-px tiles: tiles of zoom z are drawn from the map's
+// zoom z - 1, rounded (MapLibre rounds a raster source's zoom), so from z - 1.5.
+const shownFrom = (doc) => doc.minzoom - 1.5;
+
 // A layer that starts at a deeper zoom (the voxel layer) says so below the
 // layer switcher while the view is shallower.
 function updateLayerNote() {
   const map = explorer.map;
   const doc = explorer.world && explorer.world.layers.find((l) => l.name === state.view.layer);
   const note = $('layer-note');
-  const below = Boolean(map && doc && map.getZoom() < doc.minzoom);
+  const below = Boolean(map && doc && map.getZoom() < shownFrom(doc));
   note.hidden = !below;
-  note.textContent = below ? `The ${doc.name} layer shows from zoom ${doc.minzoom}: zoom in.` : '';
+  note.textContent = below ? `The ${doc.name} layer shows from zoom ${shownFrom(doc)}: zoom in.` : '';
 }
 
 function showLayer(layer) {
