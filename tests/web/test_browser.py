@@ -372,6 +372,31 @@ def test_switching_preset_applies_its_parameters(page):
     assert page.page.is_hidden("#error") and page.errors == []
 
 
+def test_a_new_preset_or_seed_opens_on_its_spawn(page):
+    from worldgen.web._worlds import build_config
+
+    page.open("#zoom=8")
+    for name, value, params in [
+        ("preset", "islands", {"preset": "islands", "seed": 0}),
+        ("seed", "3", {"preset": "islands", "seed": 3}),
+        ("relief", "300", None),  # the same place, higher
+    ]:
+        key = page.page.evaluate("window.explorer.world.key")
+        before = page.state()
+        if name == "preset":
+            page.page.select_option("select[name=preset]", value)
+        else:
+            page.page.fill(f"input[name={name}]", value)
+        page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+        page.wait()
+        state = page.state()
+        x, z = spawn(build_config({}, params).world) if params else (before["x"], before["z"])
+        assert float(state["x"]) == pytest.approx(float(x), abs=2), name
+        assert float(state["z"]) == pytest.approx(float(z), abs=2), name
+        assert float(state["zoom"]) == pytest.approx(8, abs=0.01)
+    assert page.page.is_hidden("#error") and page.errors == []
+
+
 def _water(pixels: np.ndarray) -> np.ndarray:
     """Water on either layer: blue over red and at least green (the water
     bands and the voxel world's water and ice, shaded)."""

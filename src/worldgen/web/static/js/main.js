@@ -54,6 +54,13 @@ async function changeWorld(params, place = null) {
 // zoom z - 1, rounded (MapLibre rounds a raster source's zoom), so from z - 1.5.
 const shownFrom = (doc) => doc.minzoom - 1.5;
 
+// A new preset or seed from the panel opens on the new world's spawn (the
+// old position is often open sea there); other parameters keep the view.
+function fromPanel(params) {
+  const elsewhere = params.preset !== state.world.preset || params.seed !== state.world.seed;
+  changeWorld(params, elsewhere ? (world) => ({ center: cellToLngLat(...world.spawn) }) : null);
+}
+
 // A layer that starts at a deeper zoom (the voxel layer) says so below the
 // layer switcher while the view is shallower.
 function updateLayerNote() {
@@ -275,7 +282,7 @@ async function start() {
     save();
     updateLayerNote();
   });
-  onPanelChange(form, changeWorld);
+  onPanelChange(form, fromPanel);
   $('layers').addEventListener('change', (event) => showLayer(event.target.value));
   $('terrain3d').addEventListener('change', (event) => setTerrain(event.target.checked));
   $('export').addEventListener('click', exportView);
