@@ -283,8 +283,24 @@ def test_3d_terrain_and_the_voxel_chunk_view_open(page):
     assert page.page.evaluate("window.explorer.voxels.triangles") > 1000
     box = page.page.locator("#voxels-view canvas").bounding_box()
     png = page.page.screenshot(clip=box)
-    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
-    assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 50  # a drawn mesh, not a blank canvas
+    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(np.int16)
+    # A drawn mesh, not a blank canvas (its clear colour 0x9cc3e6).
+    drawn = np.abs(pixels - np.array([0x9C, 0xC3, 0xE6])).max(axis=-1) > 10
+    assert drawn.mean() > 0.2 and len(np.unique(pixels.reshape(-1, 3), axis=0)) > 10
+    # The view is above the map's zoom buttons, which it covers.
+    zoom_in = page.page.locator(".maplibregl-ctrl-zoom-in").bounding_box()
+    x, y = zoom_in["x"] + zoom_in["width"] / 2, zoom_in["y"] + zoom_in["height"] / 2
+    assert page.page.evaluate(
+        f"document.getElementById('voxels').contains(document.elementFromPoint({x}, {y}))"
+    )
+    # The canvas follows the window, larger and smaller.
+    fits = (
+        "(() => { const v = document.getElementById('voxels-view'), c = v.querySelector('canvas');"
+        " return c.clientWidth === v.clientWidth && c.clientHeight === v.clientHeight; })()"
+    )
+    for size in ({"width": 1400, "height": 900}, {"width": 900, "height": 500}):
+        page.page.set_viewport_size(size)
+        page.page.wait_for_function(fits, timeout=5_000)
     page.page.click("#voxels-close")
     assert page.page.is_hidden("#voxels")
     assert page.errors == []
