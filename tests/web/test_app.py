@@ -323,6 +323,27 @@ def test_bad_server_options(kwargs, match):
         create_app(**kwargs)
 
 
+def test_worlds_send_the_seed_as_a_string_too(client):
+    # A JSON number past 2**53 is rounded in a browser; the string is exact.
+    for asked, seed in [("9007199254740993", 2**53 + 1), ("-5", 2**64 - 5)]:
+        body = client.get(f"/worlds?seed={asked}").json()
+        assert body["seed"] == str(seed)
+        assert body["params"]["seed"] == seed  # the number, as before
+        again = client.get(f"/worlds?seed={body['seed']}").json()
+        assert again["key"] == body["key"]
+
+
+@pytest.mark.parametrize("name", ["land_fraction", "relief", "continent_size"])
+def test_the_pages_bounds_are_the_servers(client, name):
+    # The panel's input takes what the world takes, and no more.
+    page = client.get("/").text
+    tag = re.search(rf'<input name="{name}"[^>]*>', page).group(0)
+    lo, hi = (float(re.search(rf'{end}="([^"]+)"', tag).group(1)) for end in ("min", "max"))
+    for value, ok in [(lo, True), (hi, True), (lo - 0.001, False), (hi + 0.001, False)]:
+        r = client.get(f"/worlds?preset=continents&{name}={value:.12g}")
+        assert (r.status_code == 200) == ok, (value, r.text)
+
+
 def test_serve_command_listens_on_loopback_and_prints_its_url():
     command = [sys.executable, "-m", "worldgen.cli", "serve", "--seed", "5", "--port", "0"]
     with subprocess.Popen(

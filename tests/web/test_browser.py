@@ -173,6 +173,27 @@ def test_changing_the_seed_changes_the_tiles(page):
     assert page.errors == []
 
 
+def test_seeds_past_2_to_the_53_stay_exact(page, browser, server):
+    page.open("#seed=9007199254740993&zoom=8")
+    assert page.page.input_value("input[name=seed]") == "9007199254740993"
+    assert page.state()["seed"] == "9007199254740993"
+    key = page.page.evaluate("window.explorer.world.key")
+    page.page.fill("input[name=seed]", "-5")  # wrapped into 0 .. 2**64 - 1
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.wait()
+    assert page.page.input_value("input[name=seed]") == str(2**64 - 5)
+    assert page.state()["seed"] == str(2**64 - 5)
+    key = page.page.evaluate("window.explorer.world.key")
+    again = Page(browser, server)
+    try:  # the hash the page wrote opens the same world
+        again.open(page.page.evaluate("window.location.hash"))
+        assert again.page.evaluate("window.explorer.world.key") == key
+        assert again.page.is_hidden("#error") and again.errors == []
+    finally:
+        again.close()
+    assert page.errors == []
+
+
 def test_the_url_round_trips_the_view(page, browser, server):
     view = (
         "#preset=classic&seed=5&octaves=5&sea=0.45&x=1234&z=-987&zoom=13.50&layer=biomes"
@@ -201,6 +222,54 @@ def test_the_url_round_trips_the_view(page, browser, server):
     assert page.errors == []
 
 
+def test_an_unknown_layer_in_the_hash_shows_the_default_one(page):
+    page.open("#zoom=14&layer=bogus")
+    assert page.state()["layer"] == "colour"  # the hash is mended
+    assert page.page.is_checked("input[name=layer][value=colour]")
+    assert shows_terrain(page.map_pixels())
+    assert page.errors == []
+
+
+def test_a_changed_hash_and_back_and_forward_apply_in_place(page):
+    page.open("#zoom=8")
+    worlds = []
+    page.page.on("request", lambda r: "/worlds?" in r.url and worlds.append(r.url))
+    length = page.page.evaluate("history.length")
+    # Typed in the address bar: the same document, another world and view.
+    page.page.goto(page.server + "#seed=7&x=1000&z=-2000&zoom=5&layer=biomes")
+    page.page.wait_for_function("window.explorer.world.params.seed === '7'", timeout=30_000)
+    page.wait()
+    state = page.state()
+    assert state["seed"] == "7" and state["layer"] == "biomes"
+    assert float(state["x"]) == pytest.approx(1000, abs=2)
+    assert float(state["z"]) == pytest.approx(-2000, abs=2)
+    assert float(state["zoom"]) == pytest.approx(5, abs=0.01)
+    assert page.page.is_checked("input[name=layer][value=biomes]")
+    assert page.page.evaluate("window.explorer.map.getLayoutProperty('biomes', 'visibility')") == (
+        "visible"
+    )
+    page.page.go_back()
+    page.page.wait_for_function("window.explorer.world.params.seed === '0'", timeout=30_000)
+    page.wait()
+    state = page.state()
+    assert state["layer"] == "colour" and float(state["zoom"]) == pytest.approx(8, abs=0.01)
+    assert page.page.input_value("input[name=seed]") == "0"
+    page.page.go_forward()
+    page.page.wait_for_function("window.explorer.world.params.seed === '7'", timeout=30_000)
+    page.wait()
+    assert page.state()["layer"] == "biomes"
+    # A view alone moves the map and asks for no world.
+    asked = len(worlds)
+    hash_ = page.page.evaluate("window.location.hash").replace("zoom=5.00", "zoom=6.50")
+    page.page.goto(page.server + hash_)
+    page.page.wait_for_function("Math.abs(window.explorer.map.getZoom() - 6.5) < 0.01")
+    page.wait()
+    assert len(worlds) == asked == 3
+    # The page's own writes replace the entry: no new history, no loop.
+    assert page.page.evaluate("history.length") == length + 2
+    assert page.page.is_hidden("#error") and page.errors == []
+
+
 def test_3d_terrain_and_the_voxel_chunk_view_open(page):
     page.open("#zoom=15&x=300&z=200&pitch=60&terrain=1")
     assert page.page.evaluate("Boolean(window.explorer.map.getTerrain())")
@@ -214,11 +283,46 @@ def test_3d_terrain_and_the_voxel_chunk_view_open(page):
     assert page.page.evaluate("window.explorer.voxels.triangles") > 1000
     box = page.page.locator("#voxels-view canvas").bounding_box()
     png = page.page.screenshot(clip=box)
-    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
-    assert len(np.unique(pixels.reshape(-1, 3), axis=0)) > 50  # a drawn mesh, not a blank canvas
+    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(np.int16)
+    # A drawn mesh, not a blank canvas (its clear colour 0x9cc3e6).
+    drawn = np.abs(pixels - np.array([0x9C, 0xC3, 0xE6])).max(axis=-1) > 10
+    assert drawn.mean() > 0.2 and len(np.unique(pixels.reshape(-1, 3), axis=0)) > 10
+    # The view is above the map's zoom buttons, which it covers.
+    zoom_in = page.page.locator(".maplibregl-ctrl-zoom-in").bounding_box()
+    x, y = zoom_in["x"] + zoom_in["width"] / 2, zoom_in["y"] + zoom_in["height"] / 2
+    assert page.page.evaluate(
+        f"document.getElementById('voxels').contains(document.elementFromPoint({x}, {y}))"
+    )
+    # The canvas follows the window, larger and smaller.
+    fits = (
+        "(() => { const v = document.getElementById('voxels-view'), c = v.querySelector('canvas');"
+        " return c.clientWidth === v.clientWidth && c.clientHeight === v.clientHeight; })()"
+    )
+    for size in ({"width": 1400, "height": 900}, {"width": 900, "height": 500}):
+        page.page.set_viewport_size(size)
+        page.page.wait_for_function(fits, timeout=5_000)
     page.page.click("#voxels-close")
     assert page.page.is_hidden("#voxels")
     assert page.errors == []
+
+
+def test_the_readout_asks_nothing_past_the_edge_of_the_world(page):
+    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=1&pitch=80")
+    points = []
+    page.page.on("request", lambda r: "/point?" in r.url and points.append(r.url))
+    page.page.mouse.move(670, 5)  # far up a view tilted to the horizon
+    page.page.wait_for_function("!document.getElementById('readout').textContent.includes('move')")
+    time.sleep(1)
+    beyond = page.page.text_content("#readout")
+    page.page.mouse.move(670, 310)  # the centre: the world
+    page.page.wait_for_function(
+        "document.getElementById('readout').textContent.includes(' m ')", timeout=120_000
+    )
+    for url in points:
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
+        assert all(abs(int(query[k][0])) <= 2**23 for k in ("x", "z")), url
+    assert points and page.errors == []
+    assert beyond == "past the edge of the world"
 
 
 def test_export_downloads_the_map_set(page):
@@ -284,6 +388,31 @@ def test_switching_preset_applies_its_parameters(page):
     assert page.page.is_hidden("#error") and page.errors == []
 
 
+def test_a_new_preset_or_seed_opens_on_its_spawn(page):
+    from worldgen.web._worlds import build_config
+
+    page.open("#zoom=8")
+    for name, value, params in [
+        ("preset", "islands", {"preset": "islands", "seed": 0}),
+        ("seed", "3", {"preset": "islands", "seed": 3}),
+        ("relief", "300", None),  # the same place, higher
+    ]:
+        key = page.page.evaluate("window.explorer.world.key")
+        before = page.state()
+        if name == "preset":
+            page.page.select_option("select[name=preset]", value)
+        else:
+            page.page.fill(f"input[name={name}]", value)
+        page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+        page.wait()
+        state = page.state()
+        x, z = spawn(build_config({}, params).world) if params else (before["x"], before["z"])
+        assert float(state["x"]) == pytest.approx(float(x), abs=2), name
+        assert float(state["z"]) == pytest.approx(float(z), abs=2), name
+        assert float(state["zoom"]) == pytest.approx(8, abs=0.01)
+    assert page.page.is_hidden("#error") and page.errors == []
+
+
 def _water(pixels: np.ndarray) -> np.ndarray:
     """Water on either layer: blue over red and at least green (the water
     bands and the voxel world's water and ice, shaded)."""
@@ -309,15 +438,19 @@ def test_colour_and_voxel_layers_show_one_coastline(page):
 
 
 def test_voxel_layer_note_and_errors_that_clear_and_fit(page):
-    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=11&layer=colour")
+    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=10.4&layer=colour")
     assert page.page.is_hidden("#layer-note")
     page.page.check("input[name=layer][value=voxel]")
     page.page.wait_for_selector("#layer-note", state="visible")
-    assert "zoom 12" in page.page.text_content("#layer-note")
-    page.page.evaluate("window.explorer.map.jumpTo({zoom: 12.5})")
+    # The voxel tiles start at their zoom 12: 256-px tiles, drawn from the
+    # map's (512-px) zoom 11 rounded, so from 10.5.
+    assert "zoom 10.5" in page.page.text_content("#layer-note")
+    assert not any("/voxel/" in url for url in page.tiles)
+    page.page.evaluate("window.explorer.map.jumpTo({zoom: 10.6})")
     page.page.wait_for_selector("#layer-note", state="hidden")
     page.wait()
-    assert shows_terrain(page.map_pixels())  # the voxel layer at zoom 12
+    assert any("/voxel/12/" in url for url in page.tiles)
+    assert shows_terrain(page.map_pixels())  # the voxel layer's tiles of zoom 12
     # A long error stays inside the panel and clears when the layer changes.
     page.page.evaluate(
         "(() => { const e = document.getElementById('error');"

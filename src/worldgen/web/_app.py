@@ -5,8 +5,9 @@ Routes (``KEY`` is a world's key, see :func:`~worldgen.web._worlds.world_key`):
 - ``GET /``: the page; ``GET /static/...``: its scripts and styles.
 - ``GET /layers``: TileJSON 3.0.0 documents of the server's world's layers.
 - ``GET /worlds?seed=..&scale=..``: register the world of those parameters
-  (see :data:`~worldgen.web._worlds.PARAMS`); returns its key, parameters
-  and layers.
+  (see :data:`~worldgen.web._worlds.PARAMS`); returns its key, parameters,
+  layers, spawn and its seed again as a decimal string (a seed may pass
+  2**53, past which a JSON number is not exact in a browser).
 - ``GET /w/KEY/layers``, ``GET /w/KEY/LAYER.json``: TileJSON.
 - ``GET /w/KEY/LAYER/Z/X/Y.png``: a tile, cached forever by clients
   (``Cache-Control: immutable``, strong ETag, 304 on ``If-None-Match``).
@@ -554,7 +555,13 @@ def create_app(
         params = world[1]
         spawn = await state.run(("spawn", key), spawn_of, world[0])
         return JSONResponse(
-            {"key": key, "params": params, "layers": _layers(request, key, params), "spawn": spawn}
+            {
+                "key": key,
+                "params": params,
+                "seed": str(params["seed"]),
+                "layers": _layers(request, key, params),
+                "spawn": spawn,
+            }
         )
 
     async def world_layers(request: Request) -> Response:

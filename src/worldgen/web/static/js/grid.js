@@ -4,7 +4,8 @@
 export const NATIVE_ZOOM = 16;
 export const TILE = 256;
 const SIZE = TILE * 2 ** NATIVE_ZOOM;
-const HALF = SIZE / 2;
+// The world's cells are -HALF .. HALF - 1 on both axes (_tiles.py's HALF).
+export const HALF = SIZE / 2;
 
 export function cellToLngLat(x, z) {
   const mx = (x + HALF) / SIZE;

@@ -1,9 +1,9 @@
 // The explorer page: wires the panel, the map, the readout, the stats line,
 // the export and the voxel view together, keeping the state in the URL.
-import { lngLatToCell } from './grid.js';
+import { HALF, cellToLngLat, lngLatToCell } from './grid.js';
 import { EXAGGERATION, createMap, mapStyle, popup, viewOf } from './map.js';
 import { fillPanel, onPanelChange, setLayer } from './panel.js';
-import { VIEW_LAYERS, readState, writeState } from './state.js';
+import { VIEW_LAYERS, WORLD_PARAMS, readState, writeState } from './state.js';
 import { closeVoxels, openVoxels } from './voxels.js';
 
 const $ = (id) => document.getElementById(id);
@@ -17,10 +17,13 @@ function showError(message) {
   $('error').textContent = message || '';
 }
 
+// The world's parameters, its seed as the server's string: a seed may pass
+// 2**53, past which a JSON number is rounded.
 async function register(params) {
   const response = await fetch('/worlds?' + new URLSearchParams(params));
   const body = await response.json();
   if (!response.ok) throw new Error(body.error);
+  body.params = { ...body.params, seed: body.seed };
   return body;
 }
 
@@ -29,7 +32,9 @@ function save() {
   writeState(state);
 }
 
-async function changeWorld(params) {
+// place(world), if given, says where the new world's view goes (jumpTo's
+// options); without it the view stays.
+async function changeWorld(params, place = null) {
   try {
     const world = await register(params);
     showError('');
@@ -37,10 +42,23 @@ async function changeWorld(params) {
     state.world = { ...world.params };
     fillPanel(form, world.params);
     explorer.map.setStyle(mapStyle(world.layers, state.view));
+    if (place) explorer.map.jumpTo(place(world));
     save();
   } catch (error) {
     showError(error.message);
   }
+}
+
+// The map's zoom from which a layer's tiles show. They are 256 px and the
+// map's zoom counts 512-px tiles: tiles of zoom z are drawn from the map's
+// zoom z - 1, rounded (MapLibre rounds a raster source's zoom), so from z - 1.5.
+const shownFrom = (doc) => doc.minzoom - 1.5;
+
+// A new preset or seed from the panel opens on the new world's spawn (the
+// old position is often open sea there); other parameters keep the view.
+function fromPanel(params) {
+  const elsewhere = params.preset !== state.world.preset || params.seed !== state.world.seed;
+  changeWorld(params, elsewhere ? (world) => ({ center: cellToLngLat(...world.spawn) }) : null);
 }
 
 // A layer that starts at a deeper zoom (the voxel layer) says so below the
@@ -49,9 +67,20 @@ function updateLayerNote() {
   const map = explorer.map;
   const doc = explorer.world && explorer.world.layers.find((l) => l.name === state.view.layer);
   const note = $('layer-note');
-  const below = Boolean(map && doc && map.getZoom() < doc.minzoom);
+  const below = Boolean(map && doc && map.getZoom() < shownFrom(doc));
   note.hidden = !below;
-  note.textContent = below ? `The ${doc.name} layer shows from zoom ${doc.minzoom}: zoom in.` : '';
+  note.textContent = below ? `The ${doc.name} layer shows from zoom ${shownFrom(doc)}: zoom in.` : '';
+}
+
+function showLayer(layer) {
+  for (const name of VIEW_LAYERS) {
+    explorer.map.setLayoutProperty(name, 'visibility', name === layer ? 'visible' : 'none');
+  }
+  state.view.layer = layer;
+  setLayer($('layers'), layer);
+  save();
+  showError('');
+  updateLayerNote();
 }
 
 function setTerrain(on) {
@@ -61,6 +90,9 @@ function setTerrain(on) {
   if (on && map.getPitch() < 30) map.easeTo({ pitch: 60, duration: 0 });
   save();
 }
+
+// A cell of the world, not past its edge (a tilted view's sky is).
+const inWorld = (x, z) => x >= -HALF && x < HALF && z >= -HALF && z < HALF;
 
 function setupReadout(map) {
   const readout = $('readout');
@@ -89,6 +121,11 @@ function setupReadout(map) {
     const [x, z] = lngLatToCell(event.lngLat.lng, event.lngLat.lat).map(Math.floor);
     if (cell && cell[0] === x && cell[1] === z) return;
     cell = [x, z];
+    if (!inWorld(x, z)) {
+      readout.textContent = 'past the edge of the world';
+      want = null;
+      return;
+    }
     readout.textContent = `X ${x}  Z ${z}`;
     want = cell;
     ask();
@@ -98,7 +135,7 @@ function setupReadout(map) {
     const text = `${x} ${z}`;
     if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
     explorer.copied = text;
-    if (map.getZoom() >= 14) {
+    if (map.getZoom() >= 14 && inWorld(x, z)) {
       const button = document.createElement('button');
       button.textContent = `Voxel chunks at ${x}, ${z}`;
       button.addEventListener('click', () => showVoxels(x, z));
@@ -183,6 +220,36 @@ async function exportView() {
   }
 }
 
+// Two worlds' parameters as the URL writes them.
+function sameWorld(a, b) {
+  return WORLD_PARAMS.every((name) => String(a[name] ?? '') === String(b[name] ?? ''));
+}
+
+// A hash the page did not write (typed in the address bar, a link, Back or
+// Forward) is applied in place. The page's own writes replace the history
+// entry and fire no hashchange, so they do not come back here.
+function applyHash() {
+  const next = readState();
+  const view = next.view;
+  if (view.layer !== state.view.layer) showLayer(view.layer);
+  if (Boolean(view.terrain) !== Boolean(state.view.terrain)) {
+    $('terrain3d').checked = Boolean(view.terrain);
+    setTerrain(view.terrain);
+  }
+  // Where the hash puts the view; a hash with no position, the world's spawn.
+  const place = (world) => ({
+    center: cellToLngLat(...(view.x === null || view.z === null ? world.spawn : [view.x, view.z])),
+    zoom: view.zoom,
+    pitch: view.pitch,
+    bearing: view.bearing,
+  });
+  if (sameWorld(next.world, state.world)) {
+    explorer.map.jumpTo(place(explorer.world));
+  } else {
+    changeWorld(next.world, place);
+  }
+}
+
 async function start() {
   let world;
   try {
@@ -215,22 +282,15 @@ async function start() {
     save();
     updateLayerNote();
   });
-  onPanelChange(form, changeWorld);
-  $('layers').addEventListener('change', (event) => {
-    for (const name of VIEW_LAYERS) {
-      map.setLayoutProperty(name, 'visibility', name === event.target.value ? 'visible' : 'none');
-    }
-    state.view.layer = event.target.value;
-    save();
-    showError('');
-    updateLayerNote();
-  });
+  onPanelChange(form, fromPanel);
+  $('layers').addEventListener('change', (event) => showLayer(event.target.value));
   $('terrain3d').addEventListener('change', (event) => setTerrain(event.target.checked));
   $('export').addEventListener('click', exportView);
   $('voxels-close').addEventListener('click', () => {
     closeVoxels();
     $('voxels').hidden = true;
   });
+  window.addEventListener('hashchange', applyHash);
   setupReadout(map);
   setupStats();
 }

@@ -23,6 +23,9 @@ export function readState(hash = window.location.hash) {
     if (NUMBERS.includes(name)) {
       const number = Number(value);
       if (Number.isFinite(number)) view[name] = number;
+    } else if (name === 'layer') {
+      // An unknown layer (a typo, an old link) is the default one.
+      if (VIEW_LAYERS.includes(value)) view[name] = value;
     } else {
       view[name] = value;
     }

@@ -63,6 +63,16 @@ export async function openVoxels(container, url, centre) {
   const controls = new OrbitControls(camera, renderer.domElement);
   controls.target.set(0, Math.max(data.sea_level, top - 0.35 * r), 0);
   controls.update();
+  // The canvas follows its box (the window's size).
+  const resize = new ResizeObserver(() => {
+    const width = container.clientWidth;
+    const height = container.clientHeight;
+    if (!width || !height) return;
+    renderer.setSize(width, height);
+    camera.aspect = width / height;
+    camera.updateProjectionMatrix();
+  });
+  resize.observe(container);
   let running = true;
   renderer.setAnimationLoop(() => {
     if (!running) return;
@@ -72,6 +82,7 @@ export async function openVoxels(container, url, centre) {
   current = {
     stop() {
       running = false;
+      resize.disconnect();
       renderer.setAnimationLoop(null);
       controls.dispose();
       solid.geometry.dispose();
