@@ -383,8 +383,29 @@ def test_glb_round_trip(tmp_path):
         assert loaded.visual.material.alphaMode == mode
         colours = loaded.visual.vertex_attributes["color"][loaded.faces[:, 0]]
         assert np.array_equal(colours, mesh.face_colours[chosen])
-        assert np.allclose(loaded.vertices[loaded.faces], mesh.vertices[mesh.faces[chosen]])
+        move, _ = scene.graph[name]  # the node places the part in the world
+        placed = loaded.vertices + move[:3, 3]
+        assert np.allclose(placed[loaded.faces], mesh.vertices[mesh.faces[chosen]])
     assert sorted(p.name for p in target.parent.iterdir()) == ["region.glb"]
+
+
+@pytest.mark.parametrize("origin", [(20_000_001, 7), (-(2**30), 2**30 - 64)])
+def test_glb_far_from_the_centre_keeps_every_face(tmp_path, origin):
+    # float32 vertices at world coordinates snapped corners together past
+    # 2**24 (zero-area faces); kept relative to the region, they are exact.
+    blocks = random_region(3, (6, 7, 8))
+    mesh = greedy_mesh(blocks, y_min=-64, origin=origin)
+    target = write_voxel_glb(tmp_path / "far.glb", mesh)
+    scene = trimesh.load(target, process=False)
+    water = mesh.face_colours[:, 3] == WATER_ALPHA
+    for name, chosen in (("blocks", ~water), ("water", water)):
+        if not chosen.any():
+            continue
+        loaded = scene.geometry[name]
+        move, _ = scene.graph[name]
+        placed = loaded.vertices.astype(np.float64) + move[:3, 3]
+        assert np.array_equal(placed[loaded.faces], mesh.vertices[mesh.faces[chosen]])
+        assert (loaded.area_faces > 0).all()
 
 
 def test_glb_without_water_has_one_opaque_mesh(tmp_path):

@@ -301,7 +301,10 @@ def write_voxel_glb(path: str | os.PathLike, mesh: VoxelMesh) -> pathlib.Path:
     each face's colour is given to its vertices as ``COLOR_0`` (RGBA, which
     glTF multiplies into the material's white base colour): exact, because
     no vertex is shared between rectangles (and it spares trimesh's
-    face-to-vertex conversion, which needs scipy).
+    face-to-vertex conversion, which needs scipy). Vertices are stored
+    relative to the region's lowest x and z, which each mesh's node moves
+    them back by: glTF's float32 vertices are exact only up to 2**24, and a
+    region far from the world's centre would lose its faces.
 
     Examples
     --------
@@ -323,19 +326,29 @@ def write_voxel_glb(path: str | os.PathLike, mesh: VoxelMesh) -> pathlib.Path:
         raise ValueError("mesh has no faces; a region of air only has nothing to write")
     water = mesh.face_colours[:, 3] != 255
     parts = {"blocks": ~water, "water": water}
+    # glTF keeps vertices in float32, exact to 2**24: far from the world's
+    # centre the corners would snap together. The vertices are kept
+    # relative to the region's lowest x and z, which the nodes' transform
+    # (float64 JSON) adds back.
+    corner = np.floor(mesh.vertices.min(axis=0))
+    corner[1] = 0.0
+    move = np.eye(4)
+    move[:3, 3] = corner
     scene = trimesh.Scene()
     for name, chosen in parts.items():
         if chosen.any():
-            scene.add_geometry(_part(mesh, chosen, name), geom_name=name, node_name=name)
+            part = _part(mesh, chosen, name, corner)
+            scene.add_geometry(part, geom_name=name, node_name=name, transform=move)
     data = scene.export(file_type="glb")
     with atomic_output(target) as tmp:
         tmp.write_bytes(data)
     return target
 
 
-def _part(mesh: VoxelMesh, chosen: np.ndarray, name: str):
+def _part(mesh: VoxelMesh, chosen: np.ndarray, name: str, corner: np.ndarray):
     """The chosen faces of ``mesh`` as a trimesh with vertex colours and the
-    material ``name`` ('blocks' opaque, 'water' blended)."""
+    material ``name`` ('blocks' opaque, 'water' blended), its vertices less
+    ``corner``."""
     import trimesh
 
     faces = mesh.faces[chosen]
@@ -355,7 +368,7 @@ def _part(mesh: VoxelMesh, chosen: np.ndarray, name: str):
     visual = trimesh.visual.TextureVisuals(material=material)
     visual.vertex_attributes["color"] = colours
     return trimesh.Trimesh(
-        vertices=mesh.vertices[used], faces=index[faces], visual=visual, process=False
+        vertices=mesh.vertices[used] - corner, faces=index[faces], visual=visual, process=False
     )
 
 
