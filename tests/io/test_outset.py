@@ -52,6 +52,19 @@ def test_out_is_checked_before_the_work(tmp_path):
     assert stages == [] and afile.read_text() == "mine"
 
 
+def test_out_on_a_read_only_file_system_is_named(tmp_path, monkeypatch):
+    # mkdir's EROFS (or a full disk) was a bare "[Errno 30] Read-only file
+    # system"; only a permission error was named.
+    import errno
+
+    def read_only(self, *args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self))
+
+    monkeypatch.setattr(pathlib.Path, "mkdir", read_only)
+    with pytest.raises(PermissionError, match=r"out: cannot make the directory .*new \(Read-only"):
+        _outset.check_output_dir(tmp_path / "new")
+
+
 def test_write_tiles_keeps_names_inside_the_directory(tmp_path):
     inside = tmp_path / "d"
     for name in ("../escape", "a/b", "..", ""):
@@ -103,6 +116,20 @@ def test_a_new_set_replaces_the_one_it_overlaps_and_keeps_others(tmp_path):
     assert "height.npy" not in names and "tiles" not in names, "stale files of the old set"
     assert {"notes.txt", "mine.txt", "height.png"} <= names
     assert [s["command"] for s in read_manifest(tmp_path)] == ["other", "map"]
+
+
+def test_a_stale_files_empty_folders_go_with_it(tmp_path):
+    # A set with files two folders deep (as minecraft/region/r.0.0.mca),
+    # then one without them: no empty folder is left behind.
+    with output_set(tmp_path, command="world") as files:
+        (files.staging / "a" / "b").mkdir(parents=True)
+        (files.staging / "a" / "b" / "deep.txt").write_text("x")
+        (files.staging / "a" / "0.txt").write_text("x")  # sorted before a/b/
+        (files.staging / "kept.txt").write_text("x")
+    with output_set(tmp_path, command="world") as files:
+        (files.staging / "kept.txt").write_text("y")
+    names = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")}
+    assert names == {"kept.txt", "worldgen-set.json"}, names
 
 
 def test_stale_staging_folders_and_part_files_are_cleaned(tmp_path):

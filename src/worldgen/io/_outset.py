@@ -74,7 +74,7 @@ def check_output_dir(out: str | os.PathLike, name: str = "out") -> pathlib.Path:
             f"{name}: {path} cannot be made because a folder above it is a file; "
             "choose another directory"
         ) from None
-    except PermissionError as exc:
+    except OSError as exc:  # no permission, a read-only file system, a full disk
         raise PermissionError(
             f"{name}: cannot make the directory {path} ({exc.strerror}); choose one you can write to"
         ) from None
@@ -342,9 +342,11 @@ def _swap_in(out: pathlib.Path, staging: pathlib.Path, plan: dict) -> None:
     for rel in plan["stale"]:
         target = _inside(out, rel)
         target.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):  # only if empty
-            if target.parent != out:
-                target.parent.rmdir()
+        folder = target.parent
+        with contextlib.suppress(OSError):  # each folder up to out, only if empty
+            while folder != out and out in folder.parents:
+                folder.rmdir()
+                folder = folder.parent
     for rel in [*plan["stale"], *plan["files"]]:
         # Hidden partial files that runs of older versions left beside them.
         target = _inside(out, rel)
