@@ -115,7 +115,11 @@ def test_world_config_from_toml(tmp_path):
     config = voxel_config(load_toml(path))
     assert (config.seed, config.sea_level, config.trees) == (7, 40, False)
     assert dict(config.palette)["grass"] == (10, 200, 10)
-    with pytest.raises(ValueError, match=r"unknown key 'sead' in \[world\]"):
+    # A top-level typo is at the top of the file, not in the [world] table
+    # (the world model's own table), which is named when the typo is there.
+    with pytest.raises(ValueError, match=r"unknown key 'sead' at the top of the file"):
         voxel_config({"sead": 1})
+    with pytest.raises(ValueError, match=r"unknown key 'sead' in \[world\]"):
+        voxel_config({"world": {"sead": 1}})
     with pytest.raises(ValueError, match=r"unknown block 'obsidian' in \[palette\]"):
         voxel_config({"palette": {"obsidian": [255, 0, 0]}})

@@ -242,8 +242,9 @@ def _build(cls, data: Any, where: str):
     fields = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - fields)
     if unknown:
+        place = f"in [{where}]" if where else "at the top of the file (before any [table])"
         raise ValueError(
-            f"unknown key {', '.join(map(repr, unknown))} in [{where}]; valid: {', '.join(sorted(fields))}"
+            f"unknown key {', '.join(map(repr, unknown))} {place}; valid: {', '.join(sorted(fields))}"
         )
     return cls(**{k: _tupled(v) for k, v in data.items()})
 
@@ -298,7 +299,7 @@ def voxel_config(data: dict[str, Any]):
     if "world" in data:  # a [world] table: the world model, seeded by the file's seed
         table = {"seed": data.get("seed", 0), **_table(data["world"], "world")}
         data["world"] = _build(WorldConfig, table, "world")
-    return _build(VoxelConfig, {**data, "palette": palette}, "world")
+    return _build(VoxelConfig, {**data, "palette": palette}, "")
 
 
 def _table(value: Any, where: str) -> dict[str, Any]:
