@@ -223,6 +223,15 @@ def test_store_refuses_files_that_are_not_stores(tmp_path):
         ChunkStore(foreign, KEY)
 
 
+def test_a_store_under_a_file_is_named(tmp_path):
+    # The folder's mkdir failed with a bare "[Errno 17] File exists".
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    with pytest.raises(OSError, match=r"afile/x\.db cannot be made: a folder above it is a file"):
+        ChunkStore(afile / "x.db", KEY)
+    assert afile.read_text() == "mine"
+
+
 def sqlite_file(path, *statements):
     """A new SQLite file made by someone else, with ``statements`` run."""
     db = sqlite3.connect(path)

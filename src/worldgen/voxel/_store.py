@@ -152,7 +152,18 @@ class ChunkStore:
         self._key = world_key
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
-        self._path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise StoreFileError(
+                f"{self._path} cannot be made: a folder above it is a file; give a store "
+                "path in a folder"
+            ) from None
+        except OSError as exc:
+            raise StoreFileError(
+                f"{self._path} cannot be made: its folder cannot be created ({exc.strerror}); "
+                "give a store path you can write to"
+            ) from None
         try:
             self._db = sqlite3.connect(
                 self._path, timeout=_BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
