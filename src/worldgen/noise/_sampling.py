@@ -116,13 +116,13 @@ def wrapped_tag(plan: tuple, coords: tuple[np.ndarray, ...] | None = None) -> tu
     :data:`~worldgen.noise._lattice.WRAPPED_LIMIT`: checked here on
     ``coords``, or, without them, known to the caller (``check_extent``
     makes sure of it). The same values; only the compiled code differs."""
-    tag, _, periods = plan[:3]
+    tag, _, periods, _, _, freqs, offsets = plan[:7]
     if tag.dtype != np.int8 or np.any(periods % 256):
         return plan
     if coords is not None:
         ends = [abs(float(end)) for c in coords if c.size for end in (c.min(), c.max())]
         largest = float(np.max(ends, initial=0.0))  # NaN if any is
-        reach = largest * float(np.max(plan[5])) + float(np.max(plan[6]))
+        reach = largest * float(np.max(freqs)) + float(np.max(offsets))
         if not reach < WRAPPED_LIMIT:
             return plan
     return (PERLIN_WRAPPED, *plan[1:])

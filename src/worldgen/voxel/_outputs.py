@@ -157,8 +157,7 @@ def write_world_set(
     about = f"seed {config.seed}, {radius} blocks around {x}, {z}"
     if store is not None:
         store = pathlib.Path(store)
-        inside = pathlib.Path(out).resolve(), store.resolve().parent
-        if inside[0] == inside[1] and store.name in SET_NAMES:
+        if store.name in SET_NAMES and store.resolve().parent == pathlib.Path(out).resolve():
             raise ValueError(
                 f"store: {store} is where the set writes its own {store.name}; choose "
                 "another file name for the chunk store (the default is world.db)"

@@ -106,6 +106,7 @@ every other waiting request checks its own client at once: a thread freed by
 the stop would otherwise start queued work whose client left at the same
 time but has not been seen gone yet."""
 _INTEGER = re.compile(r"-?[0-9]{1,30}")
+_DIGITS = re.compile(r"-?[0-9]+")  # an integer, of any length
 _TILE_INTEGER = re.compile(r"0|[1-9][0-9]{0,29}")
 
 
@@ -113,7 +114,7 @@ def _int(text: str | None, name: str, limit: int = 2**53) -> int:
     """A query integer: an optional minus and ASCII digits, nothing else."""
     if text is None:
         raise ClientError(400, f"{name} is required: an integer (ASCII digits, optional minus)")
-    if re.fullmatch(r"-?[0-9]+", text) and not _INTEGER.fullmatch(text):
+    if _DIGITS.fullmatch(text) and not _INTEGER.fullmatch(text):
         raise ClientError(400, f"{name} must be within +-{limit}, got {text!r}")
     if not _INTEGER.fullmatch(text):
         raise ClientError(
