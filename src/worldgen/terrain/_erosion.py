@@ -226,15 +226,14 @@ def _uniform(seed, n):
 
 
 @kernel
-def _sample(flat, cols, x, y, cx, cy):
-    # Height and gradient of the bilinear field at (x, y), inside the map,
-    # from the cells (cx, cy) to (cx + 1, cy + 1) of the flat (row-major)
-    # heights with ``cols`` columns. The droplet kernels index their flat
-    # arrays with unsigned integers (never negative here): numba then emits
-    # no wraparound for negative indices (a shift, a mask and an add per
-    # index), which lay on every step's chain of dependent operations.
-    ox = x - cx
-    oy = y - cy
+def _sample(flat, cols, ox, oy, cx, cy):
+    # Height and gradient of the bilinear field at (cx + ox, cy + oy),
+    # inside the map, from the cells (cx, cy) to (cx + 1, cy + 1) of the
+    # flat (row-major) heights with ``cols`` columns. The droplet kernels
+    # index their flat arrays with unsigned integers (never negative here):
+    # numba then emits no wraparound for negative indices (a shift, a mask
+    # and an add per index), which lay on every step's chain of dependent
+    # operations.
     i = np.uint64(cy * cols + cx)
     nw = flat[i]
     ne = flat[i + np.uint64(1)]
@@ -250,6 +249,8 @@ def _sample(flat, cols, x, y, cx, cy):
 def _droplet(
     heights,
     flat,
+    field,
+    out,
     flat_eroded,
     flat_deposited,
     eroded,
@@ -260,6 +261,8 @@ def _droplet(
     brush_raw,
     brush_weight,
     reach,
+    base_x,
+    base_y,
     x,
     y,
     floor,
@@ -275,10 +278,17 @@ def _droplet(
     initial_water,
     initial_speed,
 ):
-    # One droplet from (x, y), changing heights, eroded and deposited in
-    # place; returns the sediment it dies with. It ends where the ground
-    # it reaches is below ``sea`` (-inf: nowhere), its sediment carried
-    # off as at the field's edge.
+    # One droplet from (base_x + x, base_y + y) on the heights ``heights``
+    # (flat: ``flat``), adding its changes to ``field`` (flat: ``out``) and
+    # to eroded and deposited; returns the sediment it dies with.
+    # Sequential erosion passes the heights as the field (each droplet sees
+    # the changes of those before it, and its own); a pass of independent
+    # droplets passes a field of changes, which the droplet never reads. It
+    # ends where the ground it reaches is below ``sea`` (-inf: nowhere), its
+    # sediment carried off as at the field's edge. Its position is kept
+    # relative to the cell (base_x, base_y), so that the same droplet makes
+    # the same bits in every region it runs in (a position in the region's
+    # own frame would round differently with the region's origin).
     rows, cols = heights.shape
     xmax = float(cols - 1)
     ymax = float(rows - 1)
@@ -288,12 +298,16 @@ def _droplet(
     speed = initial_speed
     water = initial_water
     sediment = 0.0
+    left = -float(base_x)
+    right = xmax - base_x
+    top = -float(base_y)
+    bottom = ymax - base_y
     for _ in range(lifetime):
-        cx = min(int(x), cols - 2)
-        cy = min(int(y), rows - 2)
-        ox = x - cx
-        oy = y - cy
-        old, gx, gy = _sample(flat, cols, x, y, cx, cy)
+        cx = min(base_x + math.floor(x), cols - 2)
+        cy = min(base_y + math.floor(y), rows - 2)
+        ox = x - (cx - base_x)
+        oy = y - (cy - base_y)
+        old, gx, gy = _sample(flat, cols, ox, oy, cx, cy)
         dx = dx * inertia - gx * (1.0 - inertia)
         dy = dy * inertia - gy * (1.0 - inertia)
         length = math.sqrt(dx * dx + dy * dy)
@@ -303,9 +317,11 @@ def _droplet(
         dy /= length
         x += dx
         y += dy
-        if x < 0.0 or x > xmax or y < 0.0 or y > ymax:
+        if x < left or x > right or y < top or y > bottom:
             break
-        new, _gx, _gy = _sample(flat, cols, x, y, min(int(x), cols - 2), min(int(y), rows - 2))
+        nx = min(base_x + math.floor(x), cols - 2)
+        ny = min(base_y + math.floor(y), rows - 2)
+        new, _gx, _gy = _sample(flat, cols, x - (nx - base_x), y - (ny - base_y), nx, ny)
         if new < sea:
             break
         delta = new - old
@@ -320,19 +336,19 @@ def _droplet(
             sediment -= amount
             i = np.uint64(cy * cols + cx)
             part = amount * (1.0 - ox) * (1.0 - oy)
-            flat[i] += part
+            out[i] += part
             flat_deposited[i] += part
             i += np.uint64(1)
             part = amount * ox * (1.0 - oy)
-            flat[i] += part
+            out[i] += part
             flat_deposited[i] += part
             i += np.uint64(cols - 1)
             part = amount * (1.0 - ox) * oy
-            flat[i] += part
+            out[i] += part
             flat_deposited[i] += part
             i += np.uint64(1)
             part = amount * ox * oy
-            flat[i] += part
+            out[i] += part
             flat_deposited[i] += part
         else:
             amount = min((capacity - sediment) * erode_speed, -delta)
@@ -344,7 +360,7 @@ def _droplet(
                     room = flat[cell] - floor
                     if room < take:
                         take = room if room > 0.0 else 0.0
-                    flat[cell] -= take
+                    out[cell] -= take
                     flat_eroded[cell] += take
                     sediment += take
             else:
@@ -363,7 +379,7 @@ def _droplet(
                         room = heights[by, bx] - floor
                         if room < take:
                             take = room if room > 0.0 else 0.0
-                        heights[by, bx] -= take
+                        field[by, bx] -= take
                         eroded[by, bx] += take
                         sediment += take
         squared = speed * speed - delta * gravity
@@ -409,8 +425,9 @@ def _erode_kernel(
         x = _uniform(seed, 2 * k + 1) * (cols - 1)
         y = _uniform(seed, 2 * k + 2) * (rows - 1)
         carried += _droplet(
-            heights, flat, flat_eroded, flat_deposited, eroded, deposited, brush_dy, brush_dx,
-            brush_flat, brush_raw, brush_weight, reach, x, y, floor, -np.inf, inertia,
+            heights, flat, heights, flat, flat_eroded, flat_deposited, eroded, deposited,
+            brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, 0, 0, x, y, floor,
+            -np.inf, inertia,
             capacity_factor, min_capacity, erode_speed, deposit_speed, evaporate_speed, gravity,
             lifetime, initial_water, initial_speed,
         )  # fmt: skip
@@ -428,8 +445,9 @@ def _cell_key(seed, p, gx, gy):
 
 
 @kernel
-def _erode_world_kernel(
+def _erode_pass_kernel(
     heights,
+    field,
     eroded,
     deposited,
     brush_dy,
@@ -440,9 +458,12 @@ def _erode_world_kernel(
     seed,
     x0,
     y0,
-    p,
+    first_key,
+    rounds,
     first_row,
     last_row,
+    first_col,
+    last_col,
     chance,
     carried,
     floor,
@@ -458,32 +479,37 @@ def _erode_world_kernel(
     initial_water,
     initial_speed,
 ):
-    # Droplets seeded by world cell: in pass ``p``, rows ``first_row`` to
-    # ``last_row - 1`` in row-major world order, cell (x0 + c, y0 + r) starts
-    # a droplet with probability ``chance`` at a hashed point inside it,
-    # unless the ground there is below ``sea``. Returns ``carried`` plus the
-    # sediment carried off, so that slices chained in order add up as one
-    # call would.
+    # One pass of independent droplets on ``heights`` (read only), their
+    # changes added to ``field``: rows ``first_row`` to ``last_row - 1`` and
+    # columns ``first_col`` to ``last_col - 1``, in row-major world order;
+    # cell (x0 + c, y0 + r) starts, for each of ``rounds`` keys from
+    # ``first_key``, a droplet with probability ``chance`` at a hashed
+    # point inside it, unless the ground there is below ``sea``. Returns
+    # ``carried`` plus the sediment carried off, so that slices chained in
+    # order add up as one call would.
     rows, cols = heights.shape
     flat = heights.reshape(rows * cols)
+    out = field.reshape(rows * cols)
     flat_eroded = eroded.reshape(rows * cols)
     flat_deposited = deposited.reshape(rows * cols)
     brush_flat = brush_dy * cols + brush_dx
     for r in range(first_row, last_row):
-        for c in range(cols - 1):
-            key = _cell_key(seed, p, x0 + c, y0 + r)
-            if not _uniform(key, 1) < chance:
-                continue
-            x = c + _uniform(key, 2)
-            y = r + _uniform(key, 3)
-            if _sample(flat, cols, x, y, c, r)[0] < sea:
-                continue  # rain on the sea
-            carried += _droplet(
-                heights, flat, flat_eroded, flat_deposited, eroded, deposited, brush_dy,
-                brush_dx, brush_flat, brush_raw, brush_weight, reach, x, y, floor, sea,
-                inertia, capacity_factor, min_capacity, erode_speed, deposit_speed,
-                evaporate_speed, gravity, lifetime, initial_water, initial_speed,
-            )  # fmt: skip
+        for c in range(first_col, last_col):
+            for q in range(rounds):
+                key = _cell_key(seed, first_key + q, x0 + c, y0 + r)
+                if not _uniform(key, 1) < chance:
+                    continue
+                x = _uniform(key, 2)
+                y = _uniform(key, 3)
+                if _sample(flat, cols, x, y, c, r)[0] < sea:
+                    continue  # rain on the sea
+                carried += _droplet(
+                    heights, flat, field, out, flat_eroded, flat_deposited, eroded, deposited,
+                    brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, c, r, x, y,
+                    floor,
+                    sea, inertia, capacity_factor, min_capacity, erode_speed, deposit_speed,
+                    evaporate_speed, gravity, lifetime, initial_water, initial_speed,
+                )  # fmt: skip
     return carried
 
 
@@ -800,6 +826,23 @@ class ErosionStopped(RuntimeError):
     """Raised by :func:`erode_cells` when its ``stop`` event is set."""
 
 
+PASSES = 2
+"""Passes of independent droplets in windowed erosion (:func:`erode_cells`)."""
+
+
+def erosion_reach(params: HydraulicErosion) -> int:
+    """Cells from its start within which a droplet changes or reads the
+    heights: it moves a cell a step for at most ``lifetime`` steps, erodes
+    within ``radius`` and reads the cell beyond where it ends."""
+    return params.lifetime + params.radius + 1
+
+
+def erosion_halo(params: HydraulicErosion) -> int:
+    """The cells :func:`erode_cells` needs around the cells it makes exactly:
+    :data:`PASSES` times twice the reach and one."""
+    return PASSES * (2 * erosion_reach(params) + 1)
+
+
 def erode_cells(
     heights: np.ndarray,
     origin: tuple[int, int],
@@ -809,14 +852,17 @@ def erode_cells(
     params: HydraulicErosion,
     sea_level: float | None = None,
     stop: threading.Event | None = None,
+    progress: Callable[[int, int], object] | None = None,
 ) -> ErosionResult:
-    """Hydraulic erosion of a region of the world by droplets seeded per world cell.
+    """Hydraulic erosion of a region of the world in passes of independent droplets.
 
     The building block of windowed erosion (:mod:`worldgen.terrain._windowed`):
-    unlike :func:`erode`, whose droplets are numbered and spread over the
-    whole field, here each world cell starts its own droplets, so two
-    overlapping regions run the same droplets, in the same relative order,
-    where they overlap.
+    unlike :func:`erode`, whose droplets run one after another over the
+    whole field, here each world cell starts its own droplets, and the
+    droplets of a pass all run on the heights the pass starts from, so a
+    cell's result depends only on the heights within :func:`erosion_halo`
+    cells of it. Cells at least that far from the region's edge come out
+    the same, byte for byte, in every region that holds them.
 
     Parameters
     ----------
@@ -826,7 +872,7 @@ def erode_cells(
     origin : (int, int)
         World column and row of ``heights[0, 0]``.
     density : float
-        Droplets per cell, >= 0.
+        Droplets per cell, 0 to :data:`MAX_DROPLETS_PER_CELL`.
     seed : int
         Any 64-bit integer.
     params : HydraulicErosion
@@ -839,24 +885,45 @@ def erode_cells(
         Checked between slices of about a tenth of a second: once set, the
         work ends with :class:`ErosionStopped` (for worker threads, which
         Ctrl-C does not reach).
+    progress : callable, optional
+        ``progress(done, total)`` after each slice.
 
     Returns
     -------
     ErosionResult
-        As for :func:`erode`.
+        As for :func:`erode`, of the region's shape; exact on the cells at
+        least :func:`erosion_halo` from its edge.
 
     Notes
     -----
-    The droplets run in ``P = max(1, ceil(density))`` passes; in pass ``p``,
-    cells are visited row by row in world order, and cell ``(x, y)`` (not on
-    the region's last row or column) starts a droplet with probability
-    ``density / P`` at ``(x + u2, y + u3)``, where ``u1 < density / P``
+    With ``g = erosion_reach(params)`` and ``s = 2 g + 1``, pass ``k`` (1 to
+    :data:`PASSES`) runs the droplets that start on the region shrunk by
+    ``k s - g`` cells on each side, in world row-major order, each on the
+    heights the pass starts from (it reads neither its own changes nor
+    those of the pass's other droplets) and each adding its changes to the
+    pass's field of changes, which is then added to the heights (kept at
+    least 0). Pass ``k`` is then exact on the region shrunk by ``k s``:
+    every droplet that can reach such a cell starts within ``g`` of it, and
+    reads heights within ``g`` of its start, which pass ``k - 1`` made
+    exactly; the changes of a cell are summed in the droplets' world
+    order, whatever the region.
+
+    In pass ``k``, cell ``(x, y)`` tries ``R = ceil(density / PASSES)``
+    droplets ``q = 0 .. R - 1``, each starting with probability ``density /
+    (PASSES R)`` at ``(x + u2, y + u3)``, where ``u1 < density / (PASSES R)``
     decides and ``u1, u2, u3`` are outputs 1-3 of the SplitMix64 stream
-    keyed by a hash of ``(seed, p, x, y)``, unless the field there (as the
-    earlier droplets left it) is below ``sea_level``. Each droplet then
-    moves as in :func:`erode`, with the floor at 0, and ends, before
-    eroding or depositing, at the first step whose new height is below
+    keyed by a hash of ``(seed, (k - 1) R + q, x, y)``, unless the heights
+    there are below ``sea_level``. Each droplet then moves as in
+    :func:`erode`, with the floor at 0, and ends, before eroding or
+    depositing, at the first step whose new height is below
     ``sea_level``.
+
+    Droplets that all see the same heights are what makes a region's
+    result its own: sequential droplets (each seeing the changes of those
+    before it, as :func:`erode` runs them) make every cell depend on every
+    droplet before it in the region, with no bound. Two passes keep the
+    feedback that cuts valleys: the second pass's droplets follow the
+    channels the first one cut.
     """
     out = _check_heights(heights)
     check_seed(seed)
@@ -866,31 +933,60 @@ def erode_cells(
         raise ValueError(
             f"density must be 0 to {MAX_DROPLETS_PER_CELL} droplets per cell, got {density!r}"
         )
-    passes = max(1, math.ceil(density))
+    rounds = max(1, math.ceil(density / PASSES))
+    chance = density / (PASSES * rounds)
     brush_dy, brush_dx, brush_raw, brush_weight, reach = _brush(params.radius)
     eroded = np.zeros_like(out)
     deposited = np.zeros_like(out)
     carried = 0.0
+    rows, cols = out.shape
+    g = erosion_reach(params)
+    spans = []
+    for k in range(1, PASSES + 1):
+        inset = max(0, k * (2 * g + 1) - g)
+        spans.append((inset, rows - 1 - inset, inset, cols - 1 - inset))
+    # Slices of rows of about _DROPLET_STEPS_PER_SLICE droplet steps, so
+    # that Ctrl-C is heard between them; chained, they are one call.
+    slices = []
     if density > 0.0:
-        # Slices of rows of about _DROPLET_STEPS_PER_SLICE droplet steps, so
-        # that Ctrl-C is heard between them; chained, they are one call.
-        rows, cols = out.shape
-        chance = density / passes
-        step = max(1, int(_DROPLET_STEPS_PER_SLICE / (cols * chance * params.lifetime)))
-        for p in range(passes):
-            for first in range(0, rows - 1, step):
-                if stop is not None and stop.is_set():
-                    raise ErosionStopped("erosion stopped before its end")
-                with interruptible():
-                    carried = _erode_world_kernel(
-                        out, eroded, deposited, brush_dy, brush_dx, brush_raw, brush_weight,
-                        np.int64(reach), np.uint64(seed & (2**64 - 1)), np.int64(origin[0]),
-                        np.int64(origin[1]), np.int64(p), np.int64(first),
-                        np.int64(min(first + step, rows - 1)), chance, carried, 0.0, sea,
-                        float(params.inertia), float(params.capacity),
-                        float(params.min_capacity), float(params.erode_speed),
-                        float(params.deposit_speed), float(params.evaporate_speed),
-                        float(params.gravity), np.int64(params.lifetime),
-                        float(params.initial_water), float(params.initial_speed),
-                    )  # fmt: skip
+        for k, (r0, r1, c0, c1) in enumerate(spans):
+            if r1 > r0 and c1 > c0:
+                step = max(
+                    1,
+                    int(
+                        _DROPLET_STEPS_PER_SLICE / ((c1 - c0) * density / PASSES * params.lifetime)
+                    ),
+                )
+                slices += [(k, first, min(first + step, r1)) for first in range(r0, r1, step)]
+    field = np.zeros_like(out)
+    done_pass = 0
+    for n, (k, first, last) in enumerate(slices):
+        if k != done_pass:
+            _apply(out, field)
+            done_pass = k
+        if stop is not None and stop.is_set():
+            raise ErosionStopped("erosion stopped before its end")
+        r0, r1, c0, c1 = spans[k]
+        with interruptible():
+            carried = _erode_pass_kernel(
+                out, field, eroded, deposited, brush_dy, brush_dx, brush_raw, brush_weight,
+                np.int64(reach), np.uint64(seed & (2**64 - 1)), np.int64(origin[0]),
+                np.int64(origin[1]), np.int64(k * rounds), np.int64(rounds), np.int64(first),
+                np.int64(last), np.int64(c0), np.int64(c1), chance, carried, 0.0, sea,
+                float(params.inertia), float(params.capacity), float(params.min_capacity),
+                float(params.erode_speed), float(params.deposit_speed),
+                float(params.evaporate_speed), float(params.gravity), np.int64(params.lifetime),
+                float(params.initial_water), float(params.initial_speed),
+            )  # fmt: skip
+        if progress is not None:
+            progress(n + 1, len(slices))
+    if slices:
+        _apply(out, field)
     return ErosionResult(out, eroded, deposited, float(carried))
+
+
+def _apply(heights: np.ndarray, field: np.ndarray) -> None:
+    """Add a pass's changes to the heights, kept at least 0, and clear them."""
+    heights += field
+    np.maximum(heights, 0.0, out=heights)
+    field.fill(0.0)

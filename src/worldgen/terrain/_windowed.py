@@ -76,12 +76,10 @@ Rivers and lakes
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import math
 import threading
 from collections.abc import Callable
 
-import numba
 import numpy as np
 
 from worldgen.noise._seed import derive_seed
@@ -90,6 +88,7 @@ from worldgen.terrain._erosion import (
     MAX_DROPLETS_PER_CELL,
     ErosionResult,
     erode_cells,
+    erosion_halo,
     thermal_erode,
 )
 from worldgen.terrain._rivers import RiverResult, lake_sizes, rivers
@@ -148,7 +147,6 @@ class _LRU:
             self.items.clear()
 
 
-_TILES = _LRU(96)
 _RIDGES = _LRU(128)
 _REGIONS = _LRU(4)
 _RANGES = _LRU(16)
@@ -159,7 +157,7 @@ _CARVED = _LRU(2)
 
 def clear_caches() -> None:
     """Forget every cached tile and region (results do not change)."""
-    for cache in (_TILES, _RIDGES, _REGIONS, _RANGES, _CARVED):
+    for cache in (_RIDGES, _REGIONS, _RANGES, _CARVED):
         cache.clear()
 
 
@@ -287,8 +285,6 @@ class World:
                 f"map), got {droplets:,}; the default is one per four cells"
             )
         self.density = droplets / area
-        params = config.erosion
-        self.margin = params.lifetime + params.radius + 1
         self.level = map_config.sea_level
         self.box = self._land_box()
         # Heights before erosion of one window, which the windows asked for
@@ -373,80 +369,6 @@ class World:
             heights = (1.0 - amount) * heights + amount * ridges
         return heights
 
-    def _region(self, i: int, j: int) -> Window:
-        """Tile ``(i, j)``'s erosion region."""
-        reach = BAND // 2 + self.margin
-        side = TILE + 2 * reach
-        return Window(i * TILE - reach, j * TILE - reach, side, side)
-
-    def _erode_region(
-        self, region: Window, stop: threading.Event | None = None
-    ) -> tuple[np.ndarray, ...]:
-        """The weighted square's change of height, eroded and deposited maps."""
-        base = self.shaped(region)
-        result = erode_cells(
-            base,
-            (region.x, region.y),
-            self.density,
-            seed=derive_seed(self.seed, EROSION_TAG),
-            params=self.config.erosion,
-            sea_level=self.level,
-            stop=stop,
-        )
-        keep = np.s_[self.margin : self.margin + TILE + BAND]
-        keep = (keep, keep)
-        return (
-            (result.heights - base)[keep].copy(),
-            result.eroded[keep].copy(),
-            result.deposited[keep].copy(),
-        )
-
-    def _eroded_rows(self, tiles: list[tuple[int, int]], report: Callable[[tuple], None]):
-        """``fetch_row`` for :func:`_blend`: the row's tiles, from the cache
-        or eroded, those missing on a pool of ``numba.get_num_threads()``
-        threads (each tile alone, so the count changes nothing but speed).
-        Tiles are cached when shared."""
-        keep = self.shared
-        pool = None
-        stop = threading.Event()
-
-        def fetch_row(j: int, columns: list[int]) -> dict:
-            nonlocal pool
-            row = {}
-            missing = []
-            for i in columns:
-                key = (self.key, "erosion", i, j)
-                found = _TILES.find(key.__eq__) if self.shared else None
-                if found is None:
-                    missing.append(i)
-                else:
-                    row[i] = found[1]
-                    report((i, j))
-            workers = numba.get_num_threads()
-            if workers >= 2 and len(missing) >= 2 and pool is None:
-                pool = concurrent.futures.ThreadPoolExecutor(workers)
-            if pool is not None and len(missing) >= 2:
-                jobs = [pool.submit(self._erode_region, self._region(i, j), stop) for i in missing]
-                made = [job.result() for job in jobs]
-            else:
-                made = [self._erode_region(self._region(i, j)) for i in missing]
-            for i, values in zip(missing, made):
-                row[i] = values
-                if keep:
-                    _TILES.put((self.key, "erosion", i, j), values)
-                report((i, j))
-            return row
-
-        def close(failed: bool) -> None:
-            # On Ctrl-C (or any error), the workers stop at their next slice
-            # instead of eroding to the end of their tiles.
-            if failed:
-                stop.set()
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
-
-        return fetch_row, close
-
     def span(self, window: Window) -> Window:
         """The window to carve for ``window`` and its rivers (whose water
         needs their regions' whole carved heights): a region that holds the
@@ -529,35 +451,24 @@ class World:
         big = window.grown(halo)
         eroded = deposited = None
         if self.density > 0.0:
-            tiles = [
-                (i, j)
-                for j in _tiles_over(big.y, big.height)
-                for i in _tiles_over(big.x, big.width)
-            ]
-            # One canvas for the window and the regions of the tiles to erode.
-            cover = big
-            for i, j in tiles:
-                if not (self.shared and (self.key, "erosion", i, j) in _TILES):
-                    cover = _union(cover, self._region(i, j))
-            self.cover(cover)
-            done: set[tuple[int, int]] = set()
-
-            def report(tile: tuple[int, int]) -> None:
-                done.add(tile)
-                if progress is not None:
-                    progress("erosion", len(done), len(tiles))
-
+            halo = erosion_halo(self.config.erosion)
+            region = big.grown(halo)
+            self.cover(region)
             if progress is not None:
-                progress("erosion", 0, len(tiles))
-            fetch_row, close = self._eroded_rows(tiles, report)
-            try:
-                delta, eroded, deposited = _blend(big, fetch_row, 3)
-            except BaseException:
-                close(failed=True)
-                raise
-            close(failed=False)
-            heights = self.shaped(big) + delta
-            del delta
+                progress("erosion", 0, 1)
+            result = erode_cells(
+                self.shaped(region).copy(),
+                (region.x, region.y),
+                self.density,
+                seed=derive_seed(self.seed, EROSION_TAG),
+                params=self.config.erosion,
+                sea_level=self.level,
+                progress=None if progress is None else lambda d, t: progress("erosion", d, t),
+            )
+            inner = crop_index(big, region)
+            heights = result.heights[inner].copy()
+            eroded, deposited = result.eroded[inner].copy(), result.deposited[inner].copy()
+            del result
         else:
             self.cover(big)
             heights = self.shaped(big).copy()
