@@ -2,8 +2,8 @@
 
 Windowed carving is checked elsewhere against itself (a window equals the
 crop of a bigger one); these digests pin what it makes, so that a change
-of any stage's reach, seeds or grid (an erosion margin one short, two tiles
-sharing a seed, the river regions' grid laid on the wrong axis) cannot pass
+of any stage's reach, seeds or grid (an erosion halo one short, two ridge
+tiles sharing a seed, the river regions' grid laid on the wrong axis) cannot pass
 unseen. The configs are written out in full, not taken from presets, so
 that changing a preset does not change them. If the carving is changed on
 purpose, the digests are remade with ``python -m tests.terrain.test_frozen``
@@ -33,17 +33,17 @@ CONFIG = MapConfig(
     relief=150.0,
 )  # fmt: skip
 CARVING = TerrainConfig(droplets=60_000, thermal=4, dla=0.3, rivers=True, river_threshold=30.0)
-# x straddles the erosion tiles' border at 10000128 (a multiple of 256) and
+# x straddles the ridge tiles' border at 10000128 (a multiple of 256) and
 # lies where the river regions' grid puts cells in another region if laid
 # on the wrong axis (its borders are at 10000172 here, 10000072 swapped);
 # y runs through tiles -1, 0 and 1.
 WINDOWS = {
     "far east": Window(10_000_080, -40, 96, 330),
 }
-# Remade when rain came to fall on land only (no droplet starts on, or runs
-# into, the sea).
+# Remade when windowed erosion became two passes of independent droplets
+# (no erosion tiles: a cell depends on the heights within the erosion halo).
 DIGESTS = {
-    "far east": "9fd727d6f70bc3ea4af3d23573ebc6a368d1f2b11d139772c207446c9246333e",
+    "far east": "b5b3da3a149624e9e5a2d41f0d7e096936de003f4f77bae6d805a02dd5d44cb6",
 }
 
 

@@ -901,8 +901,8 @@ def erode_cells(
     ``k s - g`` cells on each side, in world row-major order, each on the
     heights the pass starts from (it reads neither its own changes nor
     those of the pass's other droplets) and each adding its changes to the
-    pass's field of changes, which is then added to the heights (kept at
-    least 0). Pass ``k`` is then exact on the region shrunk by ``k s``:
+    pass's field of changes, which is then added to the heights (no cell
+    goes below 0, or below where it was if it began lower). Pass ``k`` is then exact on the region shrunk by ``k s``:
     every droplet that can reach such a cell starts within ``g`` of it, and
     reads heights within ``g`` of its start, which pass ``k - 1`` made
     exactly; the changes of a cell are summed in the droplets' world
@@ -986,7 +986,9 @@ def erode_cells(
 
 
 def _apply(heights: np.ndarray, field: np.ndarray) -> None:
-    """Add a pass's changes to the heights, kept at least 0, and clear them."""
+    """Add a pass's changes to the heights and clear them. Erosion takes no
+    cell below 0 (the floor), nor below where it was if it began lower."""
+    lowest = np.minimum(heights, 0.0)
     heights += field
-    np.maximum(heights, 0.0, out=heights)
+    np.maximum(heights, lowest, out=heights)
     field.fill(0.0)
