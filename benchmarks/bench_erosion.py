@@ -13,8 +13,9 @@ Each kernel is called once to compile and warm up, then ``--rounds`` times
 (the reference ``--reference-rounds`` times); the table gives medians.
 
 Windowed erosion (``erode_cells``, what ``worldgen terrain``, carved windows
-and Dask blocks run) is timed on ``--regions`` erosion regions (388 x 388
-cells each) of the default world around its spawn, by thread CPU time.
+and Dask blocks run) is timed on ``--regions`` windows of 256 x 256 cells of
+the default world in a row through its spawn, each grown by the erosion
+halo (532 x 532 cells), by thread CPU time.
 ``--compare SRC`` loads ``SRC/worldgen/terrain/_erosion.py`` (another
 checkout's erosion) beside this one, checks that both give the same bytes,
 and times both in alternating order within each round: the per-round ratio
@@ -28,7 +29,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import math
 import pathlib
 import statistics
 import sys
@@ -45,8 +45,9 @@ from worldgen.noise import Fractal, Perlin, axis
 from worldgen.noise._seed import derive_seed
 from worldgen.products import TerrainConfig
 from worldgen.terrain import _erosion
-from worldgen.terrain._erosion import erode, thermal_erode
-from worldgen.terrain._windowed import EROSION_TAG, TILE, World
+from worldgen.terrain._erosion import erode, erosion_halo, thermal_erode
+from worldgen.terrain._windowed import EROSION_TAG, World
+from worldgen.world import Window
 
 SIZE = 512
 
@@ -66,15 +67,15 @@ def fbm_map(size: int) -> np.ndarray:
 
 
 def world_regions(count: int) -> tuple[list, dict]:
-    """``count`` erosion regions of the default world (the row of tiles
-    through its spawn) as ``erode_cells`` gets them: heights and origins,
-    and the other arguments."""
+    """``count`` windows of 256 x 256 cells of the default world (in a row
+    through its spawn), grown by the erosion halo, as ``erode_cells`` gets
+    them: heights and origins, and the other arguments."""
     maps = map_config(preset("continents", 2048, 2048))
     world = World(maps, TerrainConfig(rivers=False), shared=False)
-    i0, j0 = maps.window.x // TILE, maps.window.y // TILE
+    halo = erosion_halo(world.config.erosion)
     regions = []
     for k in range(count):
-        region = world._region(i0 + k, j0)
+        region = Window(maps.window.x + 256 * k, maps.window.y, 256, 256).grown(halo)
         regions.append((world.shaped(region), (region.x, region.y)))
     seed = derive_seed(world.seed, EROSION_TAG)
     return regions, {"density": world.density, "seed": seed, "params": world.config.erosion}
@@ -118,21 +119,21 @@ def windowed_rows(args) -> list[str]:
                 start = time.thread_time()
                 run(modules[name])
                 times[name].append(time.thread_time() - start)
-    count = _droplet_count(regions, kwargs)
+    cells = 256 * 256 * len(regions)
     side = regions[0][0].shape[0]
     lines = [
-        f"Windowed erosion (`erode_cells`) of {len(regions)} regions of {side}^2 cells of the "
-        f"default world (the row of erosion tiles through its spawn), {count:,} droplets in all; "
-        f"thread CPU time over {args.rounds} rounds, median (min-max).",
+        f"Windowed erosion (`erode_cells`) of {len(regions)} windows of 256^2 cells of the "
+        f"default world (in a row through its spawn), each on {side}^2 cells with the erosion "
+        f"halo; thread CPU time over {args.rounds} rounds, median (min-max).",
         "",
-        "| tree | CPU s | droplets per CPU s |",
+        "| tree | CPU s | window Mcells per CPU s |",
         "|---|---|---|",
     ]
     for name, values in times.items():
         seconds = statistics.median(values)
         lines.append(
             f"| {name} | {seconds:.3f} ({min(values):.3f}-{max(values):.3f}) | "
-            f"{count / seconds:,.0f} |"
+            f"{cells / seconds / 1e6:.2f} |"
         )
     if "other" in times:
         ratios = [o / t for o, t in zip(times["other"], times["this"])]
@@ -143,28 +144,6 @@ def windowed_rows(args) -> list[str]:
             f"{max(ratios):.3f}); the same bytes: **{'yes' if same else 'NO'}**.",
         ]
     return lines
-
-
-@numba.njit
-def _starts(seed, x0, y0, p, rows, cols, chance):
-    # How many cells of a region start a droplet in pass p (as erode_cells draws them).
-    count = 0
-    for r in range(rows - 1):
-        for c in range(cols - 1):
-            if _erosion._uniform(_erosion._cell_key(seed, p, x0 + c, y0 + r), 1) < chance:
-                count += 1
-    return count
-
-
-def _droplet_count(regions, kwargs) -> int:
-    """How many droplets ``erode_cells`` runs on the regions."""
-    passes = max(1, math.ceil(kwargs["density"]))
-    seed = np.uint64(kwargs["seed"] & (2**64 - 1))
-    return sum(
-        _starts(seed, x0, y0, p, *heights.shape, kwargs["density"] / passes)
-        for heights, (x0, y0) in regions
-        for p in range(passes)
-    )
 
 
 def median_seconds(

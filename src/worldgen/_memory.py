@@ -19,7 +19,7 @@ MAP_BYTES_PER_CELL = 280
 TERRAIN_BYTES_PER_CELL = 176
 """A terrain set (:func:`worldgen.io.write_terrain_set`): about 150 bytes per
 cell from 1024 x 1024 up (110 at 4096 x 4096); smaller maps need more per
-cell (the erosion tiles around them), but little in all."""
+cell (the erosion halo around them), but little in all."""
 WORLD_CHUNK_COPIES = 3.5
 """A world set holds each chunk's blocks about 3 times (the chunks, the
 assembled block array and the pictures)."""

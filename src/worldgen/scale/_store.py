@@ -365,9 +365,9 @@ def _tag(path: str) -> str:
 
 
 # A Dask task makes the blocks of a square of TASK_SIDE x TASK_SIDE blocks
-# one after another: neighbours share the erosion tiles of their common
-# border (kept in the worker's caches), which blocks made on different
-# workers each erode again. A square shares more of its border than a row
+# one after another: neighbours share what the worker's caches keep of their
+# common border (ridge tiles, river regions), which blocks made on
+# different workers each make again. A square shares more of its border than a row
 # of as many blocks: at 4096 x 4096 cells on two workers, rows of 4 blocks
 # cost 1.19 times the CPU of one process.
 TASK_SIDE = 2
