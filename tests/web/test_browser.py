@@ -222,6 +222,27 @@ def test_the_url_round_trips_the_view(page, browser, server):
     assert page.errors == []
 
 
+def test_the_url_keeps_the_position_at_high_zoom(page, browser, server):
+    # At zoom 21 a cell is 64 px: a whole-cell position would move the view.
+    x, z = SPAWN[0] + 0.37, SPAWN[1] - 0.81
+    page.open(f"#x={x}&z={z}&zoom=21&layer=colour&pitch=0&bearing=0")
+    state = page.state()
+    for name, value in (("x", x), ("z", z)):
+        assert float(state[name]) == pytest.approx(value, abs=1 / 64 / 50), name
+        assert len(state[name].partition(".")[2]) <= 4, state[name]  # a few digits
+    first = page.map_pixels()
+    again = Page(browser, server)
+    try:  # the hash the page wrote shows the same picture
+        again.open(page.page.evaluate("window.location.hash"))
+        assert again.state() == state
+        assert np.abs(again.map_pixels() - first).mean() < 0.5
+    finally:
+        again.close()
+    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=4")  # whole cells, as older links have
+    assert page.state()["x"] == str(SPAWN[0]) and page.state()["z"] == str(SPAWN[1])
+    assert page.errors == []
+
+
 def test_an_unknown_layer_in_the_hash_shows_the_default_one(page):
     page.open("#zoom=14&layer=bogus")
     assert page.state()["layer"] == "colour"  # the hash is mended
