@@ -409,6 +409,25 @@ def test_switching_preset_applies_its_parameters(page):
     assert page.page.is_hidden("#error") and page.errors == []
 
 
+def test_a_refused_value_gives_way_to_the_one_in_use(page):
+    page.open("#zoom=8")
+    page.page.fill("input[name=continent_size]", "5")
+    page.page.wait_for_selector("#error", state="visible", timeout=30_000)
+    assert "continent_size" in page.page.inner_text("#error")
+    assert page.page.input_value("input[name=continent_size]") == "5"
+    page.page.evaluate("window.explorer.map.panBy([40, 0], {duration: 0})")
+    page.page.wait_for_selector("#error", state="hidden")
+    assert page.page.input_value("input[name=continent_size]") == "65536"
+    assert page.state()["continent_size"] == "65536"
+    # The same when a layer change clears the error.
+    page.page.fill("input[name=relief]", "1")
+    page.page.wait_for_selector("#error", state="visible", timeout=30_000)
+    page.page.check("input[name=layer][value=biomes]")
+    page.page.wait_for_selector("#error", state="hidden")
+    assert page.page.input_value("input[name=relief]") == "240"
+    assert all("status of 400" in e for e in page.errors)  # the two refusals
+
+
 def test_a_new_preset_or_seed_opens_on_its_spawn(page):
     from worldgen.web._worlds import build_config
 

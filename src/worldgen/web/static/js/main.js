@@ -12,9 +12,15 @@ const state = readState();
 const explorer = { state, world: null, map: null, tiles: 0, tileErrors: 0, ready: false };
 window.explorer = explorer;
 
+// Whether the panel holds a value the server refused (its error shown).
+let refused = false;
+
 function showError(message) {
   $('error').hidden = !message;
   $('error').textContent = message || '';
+  // With its error gone, a refused value gives way to the one in use.
+  if (!message && refused) fillPanel(form, explorer.world.params);
+  if (!message) refused = false;
 }
 
 // The world's parameters, its seed as the server's string: a seed may pass
@@ -46,6 +52,7 @@ async function changeWorld(params, place = null) {
     save();
   } catch (error) {
     showError(error.message);
+    refused = true;
   }
 }
 
@@ -283,6 +290,7 @@ async function start() {
     updateLayerNote();
   });
   onPanelChange(form, fromPanel);
+  form.addEventListener('input', () => { refused = false; });  // a new value, under way
   $('layers').addEventListener('change', (event) => showLayer(event.target.value));
   $('terrain3d').addEventListener('change', (event) => setTerrain(event.target.checked));
   $('export').addEventListener('click', exportView);
