@@ -346,6 +346,32 @@ def test_the_readout_asks_nothing_past_the_edge_of_the_world(page):
     assert beyond == "past the edge of the world"
 
 
+def test_clicking_the_readout_copies_its_coordinates(page):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.open("#zoom=12")
+    page.page.mouse.move(670, 310)
+    page.page.wait_for_function("document.getElementById('readout').textContent.startsWith('X ')")
+    x, z = page.page.text_content("#readout").split()[1:4:2]
+    page.page.click("#readout")
+    page.page.wait_for_selector("#copied", state="visible", timeout=5_000)
+    assert page.page.evaluate("navigator.clipboard.readText()") == f"{x} {z}"
+    assert page.page.inner_text("#copied") == f"copied {x} {z}"
+    # The confirmation is on top, where it can be read.
+    box = page.page.locator("#copied").bounding_box()
+    centre = f"document.elementFromPoint({box['x'] + box['width'] / 2}, {box['y'] + 3})"
+    assert page.page.evaluate(f"{centre}.id") == "copied"
+    page.page.wait_for_selector("#copied", state="hidden", timeout=5_000)  # for a moment
+    # Without a clipboard (a page served over plain HTTP to another host)
+    # the read-out's text is selected instead.
+    page.page.evaluate("Object.defineProperty(navigator, 'clipboard', {value: undefined})")
+    page.page.click("#readout")
+    page.page.wait_for_selector("#copied", state="visible", timeout=5_000)
+    assert "Ctrl+C" in page.page.inner_text("#copied")
+    selected = page.page.evaluate("String(window.getSelection())").split()
+    assert selected[:4] == ["X", x, "Z", z]
+    assert page.errors == []
+
+
 def test_export_downloads_the_map_set(page):
     page.open("#zoom=16&x=10&z=10")
     with page.page.expect_download() as download:

@@ -101,6 +101,29 @@ function setTerrain(on) {
 // A cell of the world, not past its edge (a tilted view's sky is).
 const inWorld = (x, z) => x >= -HALF && x < HALF && z >= -HALF && z < HALF;
 
+// Copies text to the clipboard and says so for a moment. Without a
+// clipboard (a page that is not a secure context) or allowed none, the
+// read-out's text is selected for Ctrl+C instead.
+let copiedTimer = null;
+function copy(text) {
+  explorer.copied = text;
+  const say = (message) => {
+    $('copied').textContent = message;
+    $('copied').hidden = false;
+    clearTimeout(copiedTimer);
+    copiedTimer = setTimeout(() => { $('copied').hidden = true; }, 1500);
+  };
+  const select = () => {
+    window.getSelection().selectAllChildren($('readout'));
+    say('selected: Ctrl+C copies it');
+  };
+  try {
+    navigator.clipboard.writeText(text).then(() => say(`copied ${text}`), select);
+  } catch {
+    select();
+  }
+}
+
 function setupReadout(map) {
   const readout = $('readout');
   let cell = null;
@@ -137,11 +160,12 @@ function setupReadout(map) {
     want = cell;
     ask();
   });
+  readout.addEventListener('click', () => {
+    if (cell && inWorld(...cell)) copy(`${cell[0]} ${cell[1]}`);
+  });
   map.on('click', (event) => {
     const [x, z] = lngLatToCell(event.lngLat.lng, event.lngLat.lat).map(Math.floor);
-    const text = `${x} ${z}`;
-    if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
-    explorer.copied = text;
+    copy(`${x} ${z}`);
     if (map.getZoom() >= 14 && inWorld(x, z)) {
       const button = document.createElement('button');
       button.textContent = `Voxel chunks at ${x}, ${z}`;
