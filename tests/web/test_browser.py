@@ -531,6 +531,25 @@ def test_voxel_layer_note_and_errors_that_clear_and_fit(page):
     assert page.errors == []
 
 
+def test_a_classic_preset_says_its_voxel_layer_is_another_world(page):
+    page.open("#preset=classic&seed=5&x=0&z=0&zoom=12&layer=voxel")
+    note = page.page.locator("#layer-note")
+    assert note.is_visible()
+    assert "default world of seed 5" in note.inner_text()
+    assert "no voxel world" in note.inner_text()
+    box = note.bounding_box()  # on the screen, inside the panel
+    assert box["height"] > 10 and box["y"] + box["height"] <= 620
+    page.page.check("input[name=layer][value=colour]")  # the map's own world
+    page.page.wait_for_selector("#layer-note", state="hidden")
+    page.page.check("input[name=layer][value=voxel]")
+    key = page.page.evaluate("window.explorer.world.key")
+    page.page.select_option("select[name=preset]", "islands")  # a world: its own voxels
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.wait()
+    assert page.page.is_hidden("#layer-note")
+    assert page.errors == []
+
+
 def _river_point(size: int = 21) -> tuple[int, int]:
     """A point of a big river of seed 0 inland, as the zoom-6 tiles draw it
     (a river pixel with land on most of its pixels around), in the upper

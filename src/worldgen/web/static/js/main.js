@@ -50,6 +50,7 @@ async function changeWorld(params, place = null) {
     explorer.map.setStyle(mapStyle(world.layers, state.view));
     if (place) explorer.map.jumpTo(place(world));
     save();
+    updateLayerNote();
   } catch (error) {
     showError(error.message);
     refused = true;
@@ -68,15 +69,26 @@ function fromPanel(params) {
   changeWorld(params, elsewhere ? (world) => ({ center: cellToLngLat(...world.spawn) }) : null);
 }
 
-// A layer that starts at a deeper zoom (the voxel layer) says so below the
-// layer switcher while the view is shallower.
+const layerDoc = (name) => explorer.world && explorer.world.layers.find((l) => l.name === name);
+
+// The server's note on a layer of this world (a classic map's voxel layer
+// shows another world), or null.
+function layerNote(name) {
+  const doc = layerDoc(name);
+  return (doc && doc.worldgen.note) || null;
+}
+
+// Below the layer switcher: the layer's note, and whether it starts at a
+// deeper zoom (the voxel layer) than the view's.
 function updateLayerNote() {
   const map = explorer.map;
-  const doc = explorer.world && explorer.world.layers.find((l) => l.name === state.view.layer);
-  const note = $('layer-note');
+  const doc = layerDoc(state.view.layer);
   const below = Boolean(map && doc && map.getZoom() < shownFrom(doc));
-  note.hidden = !below;
-  note.textContent = below ? `The ${doc.name} layer shows from zoom ${shownFrom(doc)}: zoom in.` : '';
+  const lines = [layerNote(state.view.layer)];
+  if (below) lines.push(`The ${doc.name} layer shows from zoom ${shownFrom(doc)}: zoom in.`);
+  const note = $('layer-note');
+  note.textContent = lines.filter(Boolean).join(' ');
+  note.hidden = !note.textContent;
 }
 
 function showLayer(layer) {
@@ -181,7 +193,8 @@ async function showVoxels(x, z) {
   $('voxels-title').textContent = `voxel chunks around ${x}, ${z} (loading)`;
   try {
     const info = await openVoxels($('voxels-view'), `/w/${explorer.world.key}/chunks?x=${x}&z=${z}&radius=32`, [x, z]);
-    $('voxels-title').textContent = `voxel chunks around ${x}, ${z}: 64 x 64 columns, ${info.triangles} triangles`;
+    const note = layerNote('voxel');
+    $('voxels-title').textContent = `voxel chunks around ${x}, ${z}: 64 x 64 columns, ${info.triangles} triangles${note ? '. ' + note : ''}`;
     explorer.voxels = info;
   } catch (error) {
     $('voxels-title').textContent = `voxel chunks: ${error.message}`;
