@@ -98,8 +98,9 @@ class Page:
         time.sleep(0.3)  # one more frame drawn
         self.page.wait_for_function(LOADED, timeout=60_000)
 
-    def map_pixels(self) -> np.ndarray:
-        png = self.page.screenshot(clip=MAP)
+    def map_pixels(self, clip: dict | None = MAP) -> np.ndarray:
+        """The map's part of the page as RGB (``clip=None``: the whole window)."""
+        png = self.page.screenshot(clip=clip)
         return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(np.int16)
 
     def state(self) -> dict:
@@ -369,6 +370,32 @@ def test_clicking_the_readout_copies_its_coordinates(page):
     assert "Ctrl+C" in page.page.inner_text("#copied")
     selected = page.page.evaluate("String(window.getSelection())").split()
     assert selected[:4] == ["X", x, "Z", z]
+    assert page.errors == []
+
+
+PANEL = np.array([0xF4, 0xF2, 0xEC])  # the panel's background colour
+
+
+def test_a_phone_sized_window_shows_the_map_and_a_panel_on_demand(page):
+    page.page.set_viewport_size({"width": 320, "height": 640})
+    page.open("#zoom=8")
+    pixels = page.map_pixels(None)
+    panel = np.all(np.abs(pixels - PANEL) <= 2, axis=-1)
+    # The map has most of the window; the panel waits behind a button.
+    assert panel.mean() < 0.05 and shows_terrain(pixels)
+    assert page.page.locator("#map canvas").bounding_box()["width"] >= 160
+    assert page.page.evaluate("document.documentElement.scrollWidth") <= 320
+    page.page.click("#panel-toggle")
+    assert np.all(np.abs(page.map_pixels(None) - PANEL) <= 2, axis=-1).mean() > 0.3  # drawn
+    seed = page.page.locator("input[name=seed]").bounding_box()
+    assert seed["x"] >= 0 and seed["x"] + seed["width"] <= 320
+    key = page.page.evaluate("window.explorer.world.key")
+    page.page.fill("input[name=seed]", "4")  # the panel works
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.page.click("#panel-toggle")
+    page.wait()
+    pixels = page.map_pixels(None)
+    assert np.all(np.abs(pixels - PANEL) <= 2, axis=-1).mean() < 0.05 and shows_terrain(pixels)
     assert page.errors == []
 
 

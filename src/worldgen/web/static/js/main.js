@@ -18,6 +18,7 @@ let refused = false;
 function showError(message) {
   $('error').hidden = !message;
   $('error').textContent = message || '';
+  $('panel-toggle').classList.toggle('alert', Boolean(message));
   // With its error gone, a refused value gives way to the one in use.
   if (!message && refused) fillPanel(form, explorer.world.params);
   if (!message) refused = false;
@@ -331,6 +332,11 @@ async function start() {
   $('layers').addEventListener('change', (event) => showLayer(event.target.value));
   $('terrain3d').addEventListener('change', (event) => setTerrain(event.target.checked));
   $('export').addEventListener('click', exportView);
+  $('panel-toggle').addEventListener('click', () => {
+    const open = document.body.classList.toggle('panel-open');
+    $('panel-toggle').setAttribute('aria-expanded', String(open));
+    $('panel-toggle').textContent = open ? 'Close panel' : 'Panel';
+  });
   $('voxels-close').addEventListener('click', () => {
     closeVoxels();
     $('voxels').hidden = true;
