@@ -239,7 +239,7 @@ def test_the_url_keeps_the_position_at_high_zoom(page, browser, server):
         assert np.abs(again.map_pixels() - first).mean() < 0.5
     finally:
         again.close()
-    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=4")  # whole cells, as older links have
+    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=20")  # whole cells, as older links have
     assert page.state()["x"] == str(SPAWN[0]) and page.state()["z"] == str(SPAWN[1])
     assert page.errors == []
 
