@@ -127,7 +127,8 @@ function copy(text) {
     copiedTimer = setTimeout(() => { $('copied').hidden = true; }, 1500);
   };
   const select = () => {
-    window.getSelection().selectAllChildren($('readout'));
+    const selection = window.getSelection();
+    if (selection) selection.selectAllChildren($('readout'));
     say('selected: Ctrl+C copies it');
   };
   try {
