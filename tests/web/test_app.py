@@ -81,6 +81,19 @@ def test_page_worlds_get_their_own_keys_and_tiles(client, key):
     assert client.get("/worlds").json()["key"] == key  # no parameters: the server's world
 
 
+def test_a_classic_maps_voxel_layer_says_whose_world_it_shows(client, key):
+    # A classic map has no voxel world: its voxel tiles and chunks are the
+    # default world's of its seed, which the layer's TileJSON says.
+    body = client.get("/worlds?preset=classic-islands&seed=11").json()
+    voxel = {d["name"]: d for d in body["layers"]}["voxel"]
+    note = voxel["worldgen"]["note"]
+    assert "default world" in note and "seed 11" in note and "no voxel world" in note
+    assert client.get(f"/w/{body['key']}/voxel.json").json() == voxel
+    assert [d["name"] for d in body["layers"] if "note" in d["worldgen"]] == ["voxel"]
+    world = client.get("/worlds?preset=islands&seed=11").json()
+    assert not any("note" in d["worldgen"] for d in world["layers"])
+
+
 def test_point_readout(client, key):
     r = client.get(f"/w/{key}/point?x=-7&z=12").json()
     assert (r["x"], r["z"]) == (-7, 12)

@@ -98,8 +98,9 @@ class Page:
         time.sleep(0.3)  # one more frame drawn
         self.page.wait_for_function(LOADED, timeout=60_000)
 
-    def map_pixels(self) -> np.ndarray:
-        png = self.page.screenshot(clip=MAP)
+    def map_pixels(self, clip: dict | None = MAP) -> np.ndarray:
+        """The map's part of the page as RGB (``clip=None``: the whole window)."""
+        png = self.page.screenshot(clip=clip)
         return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(np.int16)
 
     def state(self) -> dict:
@@ -222,6 +223,27 @@ def test_the_url_round_trips_the_view(page, browser, server):
     assert page.errors == []
 
 
+def test_the_url_keeps_the_position_at_high_zoom(page, browser, server):
+    # At zoom 21 a cell is 64 px: a whole-cell position would move the view.
+    x, z = SPAWN[0] + 0.37, SPAWN[1] - 0.81
+    page.open(f"#x={x}&z={z}&zoom=21&layer=colour&pitch=0&bearing=0")
+    state = page.state()
+    for name, value in (("x", x), ("z", z)):
+        assert float(state[name]) == pytest.approx(value, abs=1 / 64 / 50), name
+        assert len(state[name].partition(".")[2]) <= 4, state[name]  # a few digits
+    first = page.map_pixels()
+    again = Page(browser, server)
+    try:  # the hash the page wrote shows the same picture
+        again.open(page.page.evaluate("window.location.hash"))
+        assert again.state() == state
+        assert np.abs(again.map_pixels() - first).mean() < 0.5
+    finally:
+        again.close()
+    page.open(f"#x={SPAWN[0]}&z={SPAWN[1]}&zoom=20")  # whole cells, as older links have
+    assert page.state()["x"] == str(SPAWN[0]) and page.state()["z"] == str(SPAWN[1])
+    assert page.errors == []
+
+
 def test_an_unknown_layer_in_the_hash_shows_the_default_one(page):
     page.open("#zoom=14&layer=bogus")
     assert page.state()["layer"] == "colour"  # the hash is mended
@@ -325,6 +347,58 @@ def test_the_readout_asks_nothing_past_the_edge_of_the_world(page):
     assert beyond == "past the edge of the world"
 
 
+def test_clicking_the_readout_copies_its_coordinates(page):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.open("#zoom=12")
+    page.page.mouse.move(670, 310)
+    page.page.wait_for_function("document.getElementById('readout').textContent.startsWith('X ')")
+    x, z = page.page.text_content("#readout").split()[1:4:2]
+    page.page.click("#readout")
+    page.page.wait_for_selector("#copied", state="visible", timeout=5_000)
+    assert page.page.evaluate("navigator.clipboard.readText()") == f"{x} {z}"
+    assert page.page.inner_text("#copied") == f"copied {x} {z}"
+    # The confirmation is on top, where it can be read.
+    box = page.page.locator("#copied").bounding_box()
+    centre = f"document.elementFromPoint({box['x'] + box['width'] / 2}, {box['y'] + 3})"
+    assert page.page.evaluate(f"{centre}.id") == "copied"
+    page.page.wait_for_selector("#copied", state="hidden", timeout=5_000)  # for a moment
+    # Without a clipboard (a page served over plain HTTP to another host)
+    # the read-out's text is selected instead.
+    page.page.evaluate("Object.defineProperty(navigator, 'clipboard', {value: undefined})")
+    page.page.click("#readout")
+    page.page.wait_for_selector("#copied", state="visible", timeout=5_000)
+    assert "Ctrl+C" in page.page.inner_text("#copied")
+    selected = page.page.evaluate("String(window.getSelection())").split()
+    assert selected[:4] == ["X", x, "Z", z]
+    assert page.errors == []
+
+
+PANEL = np.array([0xF4, 0xF2, 0xEC])  # the panel's background colour
+
+
+def test_a_phone_sized_window_shows_the_map_and_a_panel_on_demand(page):
+    page.page.set_viewport_size({"width": 320, "height": 640})
+    page.open("#zoom=8")
+    pixels = page.map_pixels(None)
+    panel = np.all(np.abs(pixels - PANEL) <= 2, axis=-1)
+    # The map has most of the window; the panel waits behind a button.
+    assert panel.mean() < 0.05 and shows_terrain(pixels)
+    assert page.page.locator("#map canvas").bounding_box()["width"] >= 160
+    assert page.page.evaluate("document.documentElement.scrollWidth") <= 320
+    page.page.click("#panel-toggle")
+    assert np.all(np.abs(page.map_pixels(None) - PANEL) <= 2, axis=-1).mean() > 0.3  # drawn
+    seed = page.page.locator("input[name=seed]").bounding_box()
+    assert seed["x"] >= 0 and seed["x"] + seed["width"] <= 320
+    key = page.page.evaluate("window.explorer.world.key")
+    page.page.fill("input[name=seed]", "4")  # the panel works
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.page.click("#panel-toggle")
+    page.wait()
+    pixels = page.map_pixels(None)
+    assert np.all(np.abs(pixels - PANEL) <= 2, axis=-1).mean() < 0.05 and shows_terrain(pixels)
+    assert page.errors == []
+
+
 def test_export_downloads_the_map_set(page):
     page.open("#zoom=16&x=10&z=10")
     with page.page.expect_download() as download:
@@ -386,6 +460,25 @@ def test_switching_preset_applies_its_parameters(page):
     assert not page.page.is_visible("input[name=continent_size]")
     assert page.state()["preset"] == "classic" and "continent_size" not in page.state()
     assert page.page.is_hidden("#error") and page.errors == []
+
+
+def test_a_refused_value_gives_way_to_the_one_in_use(page):
+    page.open("#zoom=8")
+    page.page.fill("input[name=continent_size]", "5")
+    page.page.wait_for_selector("#error", state="visible", timeout=30_000)
+    assert "continent_size" in page.page.inner_text("#error")
+    assert page.page.input_value("input[name=continent_size]") == "5"
+    page.page.evaluate("window.explorer.map.panBy([40, 0], {duration: 0})")
+    page.page.wait_for_selector("#error", state="hidden")
+    assert page.page.input_value("input[name=continent_size]") == "65536"
+    assert page.state()["continent_size"] == "65536"
+    # The same when a layer change clears the error.
+    page.page.fill("input[name=relief]", "1")
+    page.page.wait_for_selector("#error", state="visible", timeout=30_000)
+    page.page.check("input[name=layer][value=biomes]")
+    page.page.wait_for_selector("#error", state="hidden")
+    assert page.page.input_value("input[name=relief]") == "240"
+    assert all("status of 400" in e for e in page.errors)  # the two refusals
 
 
 def test_a_new_preset_or_seed_opens_on_its_spawn(page):
@@ -462,6 +555,25 @@ def test_voxel_layer_note_and_errors_that_clear_and_fit(page):
     assert error["height"] <= 0.5 * panel["height"]
     page.page.check("input[name=layer][value=colour]")
     page.page.wait_for_selector("#error", state="hidden")
+    assert page.errors == []
+
+
+def test_a_classic_preset_says_its_voxel_layer_is_another_world(page):
+    page.open("#preset=classic&seed=5&x=0&z=0&zoom=12&layer=voxel")
+    note = page.page.locator("#layer-note")
+    assert note.is_visible()
+    assert "default world of seed 5" in note.inner_text()
+    assert "no voxel world" in note.inner_text()
+    box = note.bounding_box()  # on the screen, inside the panel
+    assert box["height"] > 10 and box["y"] + box["height"] <= 620
+    page.page.check("input[name=layer][value=colour]")  # the map's own world
+    page.page.wait_for_selector("#layer-note", state="hidden")
+    page.page.check("input[name=layer][value=voxel]")
+    key = page.page.evaluate("window.explorer.world.key")
+    page.page.select_option("select[name=preset]", "islands")  # a world: its own voxels
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.wait()
+    assert page.page.is_hidden("#layer-note")
     assert page.errors == []
 
 

@@ -8,7 +8,9 @@ Routes (``KEY`` is a world's key, see :func:`~worldgen.web._worlds.world_key`):
   (see :data:`~worldgen.web._worlds.PARAMS`); returns its key, parameters,
   layers, spawn and its seed again as a decimal string (a seed may pass
   2**53, past which a JSON number is not exact in a browser).
-- ``GET /w/KEY/layers``, ``GET /w/KEY/LAYER.json``: TileJSON.
+- ``GET /w/KEY/layers``, ``GET /w/KEY/LAYER.json``: TileJSON; a classic
+  map's voxel layer has a ``worldgen.note`` saying that it shows the
+  default world of the map's seed (a classic map has no voxel world).
 - ``GET /w/KEY/LAYER/Z/X/Y.png``: a tile, cached forever by clients
   (``Cache-Control: immutable``, strong ETag, 304 on ``If-None-Match``).
 - ``GET /w/KEY/point?x=X&z=Z``: height and biome of a world cell.
@@ -60,6 +62,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from worldgen.noise._validate import check_int, check_positive
+from worldgen.products._maps import MapConfig
 from worldgen.web._products import (
     LAYERS,
     check_layer,
@@ -67,6 +70,7 @@ from worldgen.web._products import (
     point_is_slow,
     tile_is_slow,
     tile_png,
+    voxel_note,
 )
 from worldgen.web._server import PacedResponses
 from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, check_tile
@@ -440,7 +444,8 @@ class Explorer:
             ) from None
 
 
-def _tilejson(request: Request, key: str, layer: str, params: Mapping[str, Any]) -> dict:
+def _tilejson(request: Request, key: str, layer: str, world: tuple[MapConfig, dict]) -> dict:
+    config, params = world
     info = LAYERS[layer]
     base = str(request.base_url).rstrip("/")
     doc = {
@@ -460,11 +465,14 @@ def _tilejson(request: Request, key: str, layer: str, params: Mapping[str, Any])
     }
     if info.encoding:
         doc["encoding"] = info.encoding
+    note = voxel_note(config) if layer == "voxel" else None
+    if note:  # the layer shows another world than the map's
+        doc["worldgen"]["note"] = note
     return doc
 
 
-def _layers(request: Request, key: str, params) -> list[dict]:
-    return [_tilejson(request, key, name, params) for name in LAYERS]
+def _layers(request: Request, key: str, world: tuple[MapConfig, dict]) -> list[dict]:
+    return [_tilejson(request, key, name, world) for name in LAYERS]
 
 
 def create_app(
@@ -539,7 +547,7 @@ def create_app(
 
     async def layers(request: Request) -> Response:
         key = worlds.default
-        return JSONResponse(_layers(request, key, worlds.get(key)[1]))
+        return JSONResponse(_layers(request, key, worlds.get(key)))
 
     async def register(request: Request) -> Response:
         try:
@@ -560,21 +568,21 @@ def create_app(
                 "key": key,
                 "params": params,
                 "seed": str(params["seed"]),
-                "layers": _layers(request, key, params),
+                "layers": _layers(request, key, world),
                 "spawn": spawn,
             }
         )
 
     async def world_layers(request: Request) -> Response:
         key = request.path_params["key"]
-        return JSONResponse(_layers(request, key, state.world(key)[1]))
+        return JSONResponse(_layers(request, key, state.world(key)))
 
     async def tilejson(request: Request) -> Response:
         key, layer = request.path_params["key"], request.path_params["layer"]
-        params = state.world(key)[1]
+        world = state.world(key)
         if layer not in LAYERS:
             raise ClientError(404, f"unknown layer {layer!r}; layers: {', '.join(LAYERS)}")
-        return JSONResponse(_tilejson(request, key, layer, params))
+        return JSONResponse(_tilejson(request, key, layer, world))
 
     async def tile(request: Request) -> Response:
         p = request.path_params

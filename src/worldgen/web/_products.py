@@ -204,6 +204,17 @@ def voxel_config(config: MapConfig):
     return VoxelConfig(world=world)
 
 
+def voxel_note(config: MapConfig) -> str | None:
+    """What the page says of the voxel world beside a classic map, which
+    has none of its own (see :func:`voxel_config`); ``None`` for a world."""
+    if config.world is not None:
+        return None
+    return (
+        f"The voxel layer and chunks show the default world of seed {config.seed}: "
+        "this preset has no voxel world."
+    )
+
+
 def _voxel_tiles(config: MapConfig, z: int, x: int, y: int, n: int) -> np.ndarray:
     from worldgen.voxel._render import surface_view
 

@@ -12,9 +12,16 @@ const state = readState();
 const explorer = { state, world: null, map: null, tiles: 0, tileErrors: 0, ready: false };
 window.explorer = explorer;
 
+// Whether the panel holds a value the server refused (its error shown).
+let refused = false;
+
 function showError(message) {
   $('error').hidden = !message;
   $('error').textContent = message || '';
+  $('panel-toggle').classList.toggle('alert', Boolean(message));
+  // With its error gone, a refused value gives way to the one in use.
+  if (!message && refused) fillPanel(form, explorer.world.params);
+  if (!message) refused = false;
 }
 
 // The world's parameters, its seed as the server's string: a seed may pass
@@ -44,8 +51,10 @@ async function changeWorld(params, place = null) {
     explorer.map.setStyle(mapStyle(world.layers, state.view));
     if (place) explorer.map.jumpTo(place(world));
     save();
+    updateLayerNote();
   } catch (error) {
     showError(error.message);
+    refused = true;
   }
 }
 
@@ -61,15 +70,26 @@ function fromPanel(params) {
   changeWorld(params, elsewhere ? (world) => ({ center: cellToLngLat(...world.spawn) }) : null);
 }
 
-// A layer that starts at a deeper zoom (the voxel layer) says so below the
-// layer switcher while the view is shallower.
+const layerDoc = (name) => explorer.world && explorer.world.layers.find((l) => l.name === name);
+
+// The server's note on a layer of this world (a classic map's voxel layer
+// shows another world), or null.
+function layerNote(name) {
+  const doc = layerDoc(name);
+  return (doc && doc.worldgen.note) || null;
+}
+
+// Below the layer switcher: the layer's note, and whether it starts at a
+// deeper zoom (the voxel layer) than the view's.
 function updateLayerNote() {
   const map = explorer.map;
-  const doc = explorer.world && explorer.world.layers.find((l) => l.name === state.view.layer);
-  const note = $('layer-note');
+  const doc = layerDoc(state.view.layer);
   const below = Boolean(map && doc && map.getZoom() < shownFrom(doc));
-  note.hidden = !below;
-  note.textContent = below ? `The ${doc.name} layer shows from zoom ${shownFrom(doc)}: zoom in.` : '';
+  const lines = [layerNote(state.view.layer)];
+  if (below) lines.push(`The ${doc.name} layer shows from zoom ${shownFrom(doc)}: zoom in.`);
+  const note = $('layer-note');
+  note.textContent = lines.filter(Boolean).join(' ');
+  note.hidden = !note.textContent;
 }
 
 function showLayer(layer) {
@@ -93,6 +113,30 @@ function setTerrain(on) {
 
 // A cell of the world, not past its edge (a tilted view's sky is).
 const inWorld = (x, z) => x >= -HALF && x < HALF && z >= -HALF && z < HALF;
+
+// Copies text to the clipboard and says so for a moment. Without a
+// clipboard (a page that is not a secure context) or allowed none, the
+// read-out's text is selected for Ctrl+C instead.
+let copiedTimer = null;
+function copy(text) {
+  explorer.copied = text;
+  const say = (message) => {
+    $('copied').textContent = message;
+    $('copied').hidden = false;
+    clearTimeout(copiedTimer);
+    copiedTimer = setTimeout(() => { $('copied').hidden = true; }, 1500);
+  };
+  const select = () => {
+    const selection = window.getSelection();
+    if (selection) selection.selectAllChildren($('readout'));
+    say('selected: Ctrl+C copies it');
+  };
+  try {
+    navigator.clipboard.writeText(text).then(() => say(`copied ${text}`), select);
+  } catch {
+    select();
+  }
+}
 
 function setupReadout(map) {
   const readout = $('readout');
@@ -130,11 +174,12 @@ function setupReadout(map) {
     want = cell;
     ask();
   });
+  readout.addEventListener('click', () => {
+    if (cell && inWorld(...cell)) copy(`${cell[0]} ${cell[1]}`);
+  });
   map.on('click', (event) => {
     const [x, z] = lngLatToCell(event.lngLat.lng, event.lngLat.lat).map(Math.floor);
-    const text = `${x} ${z}`;
-    if (navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
-    explorer.copied = text;
+    copy(`${x} ${z}`);
     if (map.getZoom() >= 14 && inWorld(x, z)) {
       const button = document.createElement('button');
       button.textContent = `Voxel chunks at ${x}, ${z}`;
@@ -150,7 +195,8 @@ async function showVoxels(x, z) {
   $('voxels-title').textContent = `voxel chunks around ${x}, ${z} (loading)`;
   try {
     const info = await openVoxels($('voxels-view'), `/w/${explorer.world.key}/chunks?x=${x}&z=${z}&radius=32`, [x, z]);
-    $('voxels-title').textContent = `voxel chunks around ${x}, ${z}: 64 x 64 columns, ${info.triangles} triangles`;
+    const note = layerNote('voxel');
+    $('voxels-title').textContent = `voxel chunks around ${x}, ${z}: 64 x 64 columns, ${info.triangles} triangles${note ? '. ' + note : ''}`;
     explorer.voxels = info;
   } catch (error) {
     $('voxels-title').textContent = `voxel chunks: ${error.message}`;
@@ -283,9 +329,15 @@ async function start() {
     updateLayerNote();
   });
   onPanelChange(form, fromPanel);
+  form.addEventListener('input', () => { refused = false; });  // a new value, under way
   $('layers').addEventListener('change', (event) => showLayer(event.target.value));
   $('terrain3d').addEventListener('change', (event) => setTerrain(event.target.checked));
   $('export').addEventListener('click', exportView);
+  $('panel-toggle').addEventListener('click', () => {
+    const open = document.body.classList.toggle('panel-open');
+    $('panel-toggle').setAttribute('aria-expanded', String(open));
+    $('panel-toggle').textContent = open ? 'Close panel' : 'Panel';
+  });
   $('voxels-close').addEventListener('click', () => {
     closeVoxels();
     $('voxels').hidden = true;

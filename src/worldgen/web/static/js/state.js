@@ -33,13 +33,21 @@ export function readState(hash = window.location.hash) {
   return { world, view };
 }
 
+// Decimals of a cell that put the view's centre within a fiftieth of a
+// screen pixel: a cell is 2 ** (zoom - 15) px (one at the map's zoom 15),
+// so whole cells below zoom 10.4 and four decimals at the deepest, 22.
+export function positionDigits(zoom) {
+  return Math.max(0, Math.ceil(Math.log10(25 * 2 ** (zoom - 15))));
+}
+
 export function stateHash({ world, view }) {
   const params = new URLSearchParams();
   for (const name of WORLD_PARAMS) {
     if (world[name] !== undefined && world[name] !== '') params.set(name, world[name]);
   }
-  params.set('x', Math.round(view.x));
-  params.set('z', Math.round(view.z));
+  const digits = positionDigits(view.zoom);
+  params.set('x', Number(view.x.toFixed(digits)));
+  params.set('z', Number(view.z.toFixed(digits)));
   params.set('zoom', view.zoom.toFixed(2));
   params.set('layer', view.layer);
   params.set('pitch', Math.round(view.pitch));
