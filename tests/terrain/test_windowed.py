@@ -201,9 +201,9 @@ def test_droplets_of_a_pass_see_the_heights_it_started_from():
         field, eroded, deposited = (np.zeros_like(heights) for _ in range(3))
         for r in order:
             _erosion._erode_pass_kernel(
-                heights, field, eroded, deposited, dy, dx, raw, weight, *args, np.int64(r),
-                np.int64(r + 1), np.int64(start), np.int64(cols - 1 - start), 0.25, 0.0, 0.0,
-                -np.inf, *physics,
+                heights, field, eroded, deposited, np.int64(0), dy, dx, raw, weight, *args,
+                np.int64(r), np.int64(r + 1), np.int64(start), np.int64(cols - 1 - start), 0.25,
+                0.0, -np.inf, *physics,
             )  # fmt: skip
         return field
 
@@ -336,17 +336,27 @@ def test_terrain_command_writes_windows_and_eroded_heights(tmp_path, preset):
         assert np.array_equal(np.asarray(Image.open(small / name)), crop), name
 
 
-def test_per_cell_droplets_in_slices_are_one_call(monkeypatch):
-    # Slices of rows keep Ctrl-C responsive; chained, they must be the same
-    # droplets in the same order as one call.
+def test_bands_on_threads_give_the_bytes_of_one_thread(monkeypatch):
+    # A pass's droplets run in bands of world rows, each on its own arrays,
+    # added up in band order: any thread count gives the same bytes, and the
+    # bands are those of the world, not of the region.
     from worldgen.terrain import _erosion
 
     heights = np.random.default_rng(1).random((330, 340))
     params = HydraulicErosion()
-    one = _erosion.erode_cells(heights, (-37, 12), 2.3, seed=5, params=params)
+    monkeypatch.setattr(_erosion, "BAND_ROWS", 16)
+    results = []
+    for count in (1, 2):
+        with threads(count):
+            results.append(_erosion.erode_cells(heights, (-37, 12), 2.3, seed=5, params=params))
+    one, two = results
     assert one.eroded.sum() > 1.0
-    monkeypatch.setattr(_erosion, "_DROPLET_STEPS_PER_SLICE", 3000)
-    sliced = _erosion.erode_cells(heights, (-37, 12), 2.3, seed=5, params=params)
     for name in ("heights", "eroded", "deposited"):
-        assert np.array_equal(getattr(one, name), getattr(sliced, name)), name
-    assert one.carried == sliced.carried
+        assert np.array_equal(getattr(one, name), getattr(two, name)), name
+    assert one.carried == two.carried
+    # Other bands add the same droplets' changes in another order: the same
+    # erosion, not the same bytes (the band order is part of the result).
+    monkeypatch.setattr(_erosion, "BAND_ROWS", 40)
+    other = _erosion.erode_cells(heights, (-37, 12), 2.3, seed=5, params=params)
+    assert not np.array_equal(other.heights, one.heights)
+    assert other.eroded.sum() == pytest.approx(one.eroded.sum(), rel=0.01)

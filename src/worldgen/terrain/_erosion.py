@@ -21,12 +21,15 @@ and in any thread count.
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import dataclasses
 import math
 import numbers
 import threading
 from collections.abc import Callable
 
+import numba
 import numpy as np
 from numba import prange
 
@@ -263,6 +266,7 @@ def _droplet(
     reach,
     base_x,
     base_y,
+    row0,
     x,
     y,
     floor,
@@ -288,7 +292,9 @@ def _droplet(
     # sediment carried off as at the field's edge. Its position is kept
     # relative to the cell (base_x, base_y), so that the same droplet makes
     # the same bits in every region it runs in (a position in the region's
-    # own frame would round differently with the region's origin).
+    # own frame would round differently with the region's origin). The
+    # field, eroded and deposited may hold only rows ``row0`` onwards of
+    # the heights (a band's own arrays): writes are shifted by as many rows.
     rows, cols = heights.shape
     xmax = float(cols - 1)
     ymax = float(rows - 1)
@@ -298,6 +304,7 @@ def _droplet(
     speed = initial_speed
     water = initial_water
     sediment = 0.0
+    shift = np.uint64(row0 * cols)
     left = -float(base_x)
     right = xmax - base_x
     top = -float(base_y)
@@ -334,7 +341,7 @@ def _droplet(
             else:
                 amount = (sediment - capacity) * deposit_speed
             sediment -= amount
-            i = np.uint64(cy * cols + cx)
+            i = np.uint64((cy - row0) * cols + cx)
             part = amount * (1.0 - ox) * (1.0 - oy)
             out[i] += part
             flat_deposited[i] += part
@@ -360,8 +367,9 @@ def _droplet(
                     room = flat[cell] - floor
                     if room < take:
                         take = room if room > 0.0 else 0.0
-                    out[cell] -= take
-                    flat_eroded[cell] += take
+                    mine = cell - shift
+                    out[mine] -= take
+                    flat_eroded[mine] += take
                     sediment += take
             else:
                 # Near the edge: renormalise over the cells inside.
@@ -379,8 +387,8 @@ def _droplet(
                         room = heights[by, bx] - floor
                         if room < take:
                             take = room if room > 0.0 else 0.0
-                        field[by, bx] -= take
-                        eroded[by, bx] += take
+                        field[by - row0, bx] -= take
+                        eroded[by - row0, bx] += take
                         sediment += take
         squared = speed * speed - delta * gravity
         speed = math.sqrt(squared) if squared > 0.0 else 0.0
@@ -426,7 +434,7 @@ def _erode_kernel(
         y = _uniform(seed, 2 * k + 2) * (rows - 1)
         carried += _droplet(
             heights, flat, heights, flat, flat_eroded, flat_deposited, eroded, deposited,
-            brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, 0, 0, x, y, floor,
+            brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, 0, 0, 0, x, y, floor,
             -np.inf, inertia,
             capacity_factor, min_capacity, erode_speed, deposit_speed, evaporate_speed, gravity,
             lifetime, initial_water, initial_speed,
@@ -450,6 +458,7 @@ def _erode_pass_kernel(
     field,
     eroded,
     deposited,
+    row0,
     brush_dy,
     brush_dx,
     brush_raw,
@@ -465,7 +474,6 @@ def _erode_pass_kernel(
     first_col,
     last_col,
     chance,
-    carried,
     floor,
     sea,
     inertia,
@@ -479,20 +487,21 @@ def _erode_pass_kernel(
     initial_water,
     initial_speed,
 ):
-    # One pass of independent droplets on ``heights`` (read only), their
-    # changes added to ``field``: rows ``first_row`` to ``last_row - 1`` and
+    # Droplets of one pass on ``heights`` (read only), their changes added
+    # to ``field``, ``eroded`` and ``deposited``, which hold the rows of the
+    # heights from ``row0`` on: rows ``first_row`` to ``last_row - 1`` and
     # columns ``first_col`` to ``last_col - 1``, in row-major world order;
     # cell (x0 + c, y0 + r) starts, for each of ``rounds`` keys from
     # ``first_key``, a droplet with probability ``chance`` at a hashed
     # point inside it, unless the ground there is below ``sea``. Returns
-    # ``carried`` plus the sediment carried off, so that slices chained in
-    # order add up as one call would.
+    # the sediment the droplets carried off.
     rows, cols = heights.shape
     flat = heights.reshape(rows * cols)
-    out = field.reshape(rows * cols)
-    flat_eroded = eroded.reshape(rows * cols)
-    flat_deposited = deposited.reshape(rows * cols)
+    out = field.reshape(field.size)
+    flat_eroded = eroded.reshape(eroded.size)
+    flat_deposited = deposited.reshape(deposited.size)
     brush_flat = brush_dy * cols + brush_dx
+    carried = 0.0
     for r in range(first_row, last_row):
         for c in range(first_col, last_col):
             for q in range(rounds):
@@ -505,10 +514,10 @@ def _erode_pass_kernel(
                     continue  # rain on the sea
                 carried += _droplet(
                     heights, flat, field, out, flat_eroded, flat_deposited, eroded, deposited,
-                    brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, c, r, x, y,
-                    floor,
-                    sea, inertia, capacity_factor, min_capacity, erode_speed, deposit_speed,
-                    evaporate_speed, gravity, lifetime, initial_water, initial_speed,
+                    brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, c, r, row0,
+                    x, y, floor, sea, inertia, capacity_factor, min_capacity, erode_speed,
+                    deposit_speed, evaporate_speed, gravity, lifetime, initial_water,
+                    initial_speed,
                 )  # fmt: skip
     return carried
 
@@ -828,6 +837,9 @@ class ErosionStopped(RuntimeError):
 
 PASSES = 2
 """Passes of independent droplets in windowed erosion (:func:`erode_cells`)."""
+BAND_ROWS = 128
+"""World rows of droplet starts per band: :func:`erode_cells` runs a pass's
+bands on threads, each on its own arrays, and adds them up in band order."""
 
 
 def erosion_reach(params: HydraulicErosion) -> int:
@@ -941,47 +953,78 @@ def erode_cells(
     carried = 0.0
     rows, cols = out.shape
     g = erosion_reach(params)
-    spans = []
-    for k in range(1, PASSES + 1):
-        inset = max(0, k * (2 * g + 1) - g)
-        spans.append((inset, rows - 1 - inset, inset, cols - 1 - inset))
-    # Slices of rows of about _DROPLET_STEPS_PER_SLICE droplet steps, so
-    # that Ctrl-C is heard between them; chained, they are one call.
-    slices = []
+    x0, y0 = origin
+    bands = []  # (pass, first row, last row, first column, last column)
     if density > 0.0:
-        for k, (r0, r1, c0, c1) in enumerate(spans):
-            if r1 > r0 and c1 > c0:
-                step = max(
-                    1,
-                    int(
-                        _DROPLET_STEPS_PER_SLICE / ((c1 - c0) * density / PASSES * params.lifetime)
-                    ),
-                )
-                slices += [(k, first, min(first + step, r1)) for first in range(r0, r1, step)]
-    field = np.zeros_like(out)
-    done_pass = 0
-    for n, (k, first, last) in enumerate(slices):
-        if k != done_pass:
-            _apply(out, field)
-            done_pass = k
+        for k in range(PASSES):
+            inset = max(0, (k + 1) * (2 * g + 1) - g)
+            r0, r1, c0, c1 = inset, rows - 1 - inset, inset, cols - 1 - inset
+            if r1 <= r0 or c1 <= c0:
+                continue
+            for b in range((y0 + r0) // BAND_ROWS, (y0 + r1 - 1) // BAND_ROWS + 1):
+                first = max(r0, b * BAND_ROWS - y0)
+                last = min(r1, (b + 1) * BAND_ROWS - y0)
+                bands.append((k, first, last, c0, c1))
+    constants = (
+        np.int64(reach), np.uint64(seed & (2**64 - 1)), np.int64(x0), np.int64(y0),
+    )  # fmt: skip
+    physics = (
+        0.0, sea, float(params.inertia), float(params.capacity), float(params.min_capacity),
+        float(params.erode_speed), float(params.deposit_speed), float(params.evaporate_speed),
+        float(params.gravity), np.int64(params.lifetime), float(params.initial_water),
+        float(params.initial_speed),
+    )  # fmt: skip
+
+    def run(band):
+        # The band's droplets on their own arrays: the rows they can change.
+        k, first, last, c0, c1 = band
+        lo, hi = max(0, first - g), min(rows, last + g)
+        field, eroded_here, deposited_here = (np.zeros((hi - lo, cols)) for _ in range(3))
         if stop is not None and stop.is_set():
             raise ErosionStopped("erosion stopped before its end")
-        r0, r1, c0, c1 = spans[k]
-        with interruptible():
-            carried = _erode_pass_kernel(
-                out, field, eroded, deposited, brush_dy, brush_dx, brush_raw, brush_weight,
-                np.int64(reach), np.uint64(seed & (2**64 - 1)), np.int64(origin[0]),
-                np.int64(origin[1]), np.int64(k * rounds), np.int64(rounds), np.int64(first),
-                np.int64(last), np.int64(c0), np.int64(c1), chance, carried, 0.0, sea,
-                float(params.inertia), float(params.capacity), float(params.min_capacity),
-                float(params.erode_speed), float(params.deposit_speed),
-                float(params.evaporate_speed), float(params.gravity), np.int64(params.lifetime),
-                float(params.initial_water), float(params.initial_speed),
-            )  # fmt: skip
-        if progress is not None:
-            progress(n + 1, len(slices))
-    if slices:
-        _apply(out, field)
+        sediment = _erode_pass_kernel(
+            out, field, eroded_here, deposited_here, np.int64(lo), brush_dy, brush_dx,
+            brush_raw, brush_weight, *constants, np.int64(k * rounds), np.int64(rounds),
+            np.int64(first), np.int64(last), np.int64(c0), np.int64(c1), chance, *physics,
+        )  # fmt: skip
+        return lo, hi, field, eroded_here, deposited_here, sediment
+
+    changes = np.zeros_like(out)
+    workers = numba.get_num_threads()
+    pool = (
+        concurrent.futures.ThreadPoolExecutor(workers) if workers >= 2 and len(bands) >= 2 else None
+    )
+    pending: collections.deque = collections.deque()
+    done = 0
+    try:
+        for n, band in enumerate(bands):
+            if pool is None:
+                with interruptible():
+                    pending.append(run(band))
+            else:
+                pending.append(pool.submit(run, band))
+            # Each band's changes are added in band order, whatever the
+            # threads: the sums (and so the bytes) do not depend on them.
+            # A pass's droplets all read the heights it started from: the
+            # changes reach the heights when the pass is done.
+            last_of_pass = n + 1 == len(bands) or bands[n + 1][0] != band[0]
+            while pending and (last_of_pass or len(pending) > 2 * workers):
+                made = pending.popleft()
+                lo, hi, field, eroded_here, deposited_here, sediment = (
+                    made if pool is None else made.result()
+                )
+                changes[lo:hi] += field
+                eroded[lo:hi] += eroded_here
+                deposited[lo:hi] += deposited_here
+                carried += sediment
+                done += 1
+                if progress is not None:
+                    progress(done, len(bands))
+            if last_of_pass:
+                _apply(out, changes)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     return ErosionResult(out, eroded, deposited, float(carried))
 
 
