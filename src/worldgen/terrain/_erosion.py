@@ -474,6 +474,7 @@ def _erode_pass_kernel(
     first_col,
     last_col,
     chance,
+    carried,
     floor,
     sea,
     inertia,
@@ -494,14 +495,14 @@ def _erode_pass_kernel(
     # cell (x0 + c, y0 + r) starts, for each of ``rounds`` keys from
     # ``first_key``, a droplet with probability ``chance`` at a hashed
     # point inside it, unless the ground there is below ``sea``. Returns
-    # the sediment the droplets carried off.
+    # ``carried`` plus the sediment carried off, so that slices chained in
+    # order add up as one call would.
     rows, cols = heights.shape
     flat = heights.reshape(rows * cols)
     out = field.reshape(field.size)
     flat_eroded = eroded.reshape(eroded.size)
     flat_deposited = deposited.reshape(deposited.size)
     brush_flat = brush_dy * cols + brush_dx
-    carried = 0.0
     for r in range(first_row, last_row):
         for c in range(first_col, last_col):
             for q in range(rounds):
@@ -975,18 +976,29 @@ def erode_cells(
         float(params.initial_speed),
     )  # fmt: skip
 
+    halt = threading.Event()  # set when the caller's thread gives up
+
     def run(band):
-        # The band's droplets on their own arrays: the rows they can change.
+        # The band's droplets on their own arrays (the rows they can change),
+        # in slices of rows of about _DROPLET_STEPS_PER_SLICE droplet steps,
+        # so that Ctrl-C and ``stop`` are heard between them; chained, the
+        # slices are one call.
         k, first, last, c0, c1 = band
         lo, hi = max(0, first - g), min(rows, last + g)
         field, eroded_here, deposited_here = (np.zeros((hi - lo, cols)) for _ in range(3))
-        if stop is not None and stop.is_set():
-            raise ErosionStopped("erosion stopped before its end")
-        sediment = _erode_pass_kernel(
-            out, field, eroded_here, deposited_here, np.int64(lo), brush_dy, brush_dx,
-            brush_raw, brush_weight, *constants, np.int64(k * rounds), np.int64(rounds),
-            np.int64(first), np.int64(last), np.int64(c0), np.int64(c1), chance, *physics,
-        )  # fmt: skip
+        sediment = 0.0
+        work = (c1 - c0) * density / PASSES * params.lifetime
+        step = max(1, int(_DROPLET_STEPS_PER_SLICE / work))
+        for r in range(first, last, step):
+            if halt.is_set() or (stop is not None and stop.is_set()):
+                raise ErosionStopped("erosion stopped before its end")
+            with interruptible():
+                sediment = _erode_pass_kernel(
+                    out, field, eroded_here, deposited_here, np.int64(lo), brush_dy, brush_dx,
+                    brush_raw, brush_weight, *constants, np.int64(k * rounds),
+                    np.int64(rounds), np.int64(r), np.int64(min(r + step, last)),
+                    np.int64(c0), np.int64(c1), chance, sediment, *physics,
+                )  # fmt: skip
         return lo, hi, field, eroded_here, deposited_here, sediment
 
     changes = np.zeros_like(out)
@@ -999,8 +1011,7 @@ def erode_cells(
     try:
         for n, band in enumerate(bands):
             if pool is None:
-                with interruptible():
-                    pending.append(run(band))
+                pending.append(run(band))
             else:
                 pending.append(pool.submit(run, band))
             # Each band's changes are added in band order, whatever the
@@ -1023,6 +1034,7 @@ def erode_cells(
             if last_of_pass:
                 _apply(out, changes)
     finally:
+        halt.set()  # workers still running stop at their next slice
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
     return ErosionResult(out, eroded, deposited, float(carried))
