@@ -913,13 +913,15 @@ def erode_cells(
     :data:`PASSES`) runs the droplets that start on the region shrunk by
     ``k s - g`` cells on each side, in world row-major order, each on the
     heights the pass starts from (it reads neither its own changes nor
-    those of the pass's other droplets) and each adding its changes to the
-    pass's field of changes, which is then added to the heights (no cell
-    goes below 0, or below where it was if it began lower). Pass ``k`` is then exact on the region shrunk by ``k s``:
-    every droplet that can reach such a cell starts within ``g`` of it, and
-    reads heights within ``g`` of its start, which pass ``k - 1`` made
-    exactly; the changes of a cell are summed in the droplets' world
-    order, whatever the region.
+    those of the pass's other droplets). The droplets starting in each
+    band of :data:`BAND_ROWS` world rows add their changes, in that order,
+    to the band's own arrays (on threads: one band each), and the bands'
+    changes are added up in world order, then to the heights (no cell goes
+    below 0, or below where it was if it began lower). Pass ``k`` is then
+    exact on the region shrunk by ``k s``: every droplet that can reach
+    such a cell starts within ``g`` of it, and reads heights within ``g``
+    of its start, which pass ``k - 1`` made exactly; a cell's changes are
+    summed in the same order whatever the region and the thread count.
 
     In pass ``k``, cell ``(x, y)`` tries ``R = ceil(density / PASSES)``
     droplets ``q = 0 .. R - 1``, each starting with probability ``density /
