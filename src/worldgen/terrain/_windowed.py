@@ -9,8 +9,9 @@ same window cut from a bigger one, made in any order or thread count.
 Hydraulic erosion (passes of independent droplets)
     Droplets are seeded per world cell, and run in two passes; every
     droplet of a pass runs on the heights the pass started from, and the
-    pass's changes are summed, in the droplets' world order, before the
-    next pass (see :func:`~worldgen.terrain._erosion.erode_cells`). A cell
+    pass's changes are summed, band by band of 128 world rows in world
+    order (the bands on threads), before the next pass (see
+    :func:`~worldgen.terrain._erosion.erode_cells`). A cell
     then depends only on the map's heights within the erosion halo (138
     cells with the default droplets: two passes of twice a droplet's reach,
     ``lifetime + radius + 1``, and one), so a window is eroded on itself
