@@ -99,12 +99,20 @@ class OutputSet:
 
 @contextlib.contextmanager
 def output_set(
-    out: str | os.PathLike, *, command: str, about: str = "", name: str = "out"
+    out: str | os.PathLike,
+    *,
+    command: str,
+    about: str = "",
+    name: str = "out",
+    names: Iterable[str] = (),
 ) -> Iterator[OutputSet]:
     """Stage a set of files for ``out`` and swap it in when the block ends.
 
-    Checks ``out`` (see :func:`check_output_dir`) and takes the directory's
-    lock before the block runs, so a bad ``out`` fails before any work.
+    Checks ``out`` (see :func:`check_output_dir`), takes the directory's
+    lock and checks that each of ``names`` can take its file (see
+    :func:`check_targets`) before the block runs, so a bad ``out`` fails
+    before any work; every staged file is checked so again before any is
+    moved in.
     Write the files under ``staging`` of the yielded :class:`OutputSet`; if
     the block raises (or is interrupted), nothing in ``out`` changes.
 
@@ -118,6 +126,9 @@ def output_set(
         A summary of its config, for the manifest.
     name : str
         The parameter name errors use for ``out``.
+    names : iterable of str
+        The files the set will write, relative to ``out`` (``"a/b.txt"``),
+        when known before the work.
 
     Raises
     ------
@@ -125,6 +136,9 @@ def output_set(
         If another worldgen run is writing into ``out``.
     NotADirectoryError, PermissionError
         If ``out`` cannot be written into.
+    IsADirectoryError, NotADirectoryError
+        If a folder stands where a file of the set goes, or a file where
+        it needs a folder.
     OSError
         If the block fails for want of room (a full disk or quota) or of a
         right to write (a read-only file system, a file in ``out``): the
@@ -145,6 +159,7 @@ def output_set(
     try:
         with _locked(path, name):
             recover(path)
+            check_targets(path, names, name)
             staging = pathlib.Path(tempfile.mkdtemp(prefix=_STAGING, dir=path))
             try:
                 try:
@@ -154,7 +169,7 @@ def output_set(
                     if clear is None:
                         raise
                     raise clear from exc
-                _commit(path, staging, command, about)
+                _commit(path, staging, command, about, name)
             finally:
                 # A commit list left means the moves were cut short by an
                 # error: keep it, so that the next run (recover) finishes them.
@@ -165,6 +180,31 @@ def output_set(
             with contextlib.suppress(OSError):
                 path.rmdir()
         raise
+
+
+def check_targets(out: pathlib.Path, names: Iterable[str], name: str = "out") -> None:
+    """Refuse a set whose files (``names``, relative to ``out``) could not
+    be moved in: a folder where one of them (or the manifest) goes, or a
+    file where one needs a folder.
+
+    Raises
+    ------
+    IsADirectoryError, NotADirectoryError
+        Naming ``name``, the path in the way and what to do.
+    """
+    for rel in sorted({*names, MANIFEST}):
+        target = _inside(out, rel)
+        if target.is_dir() and not target.is_symlink():
+            raise IsADirectoryError(
+                f"{name}: {target} is a folder, where the set writes a file; remove or "
+                "rename it, or choose another output directory"
+            )
+        for folder in reversed(target.relative_to(out).parents[:-1]):
+            if (out / folder).exists() and not (out / folder).is_dir():
+                raise NotADirectoryError(
+                    f"{name}: {out / folder} is a file, where the set needs a folder for "
+                    f"{rel}; remove or rename it, or choose another output directory"
+                )
 
 
 _NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
@@ -295,8 +335,9 @@ def _entry(root: pathlib.Path, files: list[str], command: str, about: str) -> di
     }
 
 
-def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str) -> None:
+def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str, name: str) -> None:
     files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+    check_targets(out, files, name)
     entry = _entry(staging, files, command, about)
     new = set(files)
     kept, replaced = [], []

@@ -162,7 +162,8 @@ def write_world_set(
                 f"store: {store} is where the set writes its own {store.name}; choose "
                 "another file name for the chunk store (the default is world.db)"
             )
-    with output_set(out, command="world", about=about) as files:
+    names = _set_names(x, z, radius, exports)
+    with output_set(out, command="world", about=about, names=names) as files:
         store_path = files.out / "world.db" if store is None else store
         world, chunk_store = open_world(config, store_path, threads=threads)
         try:
@@ -190,6 +191,21 @@ store may not take one)."""
 MINECRAFT_BORDER = 29_999_984
 """How far from its centre Minecraft's world reaches, in blocks (its world
 border's largest radius)."""
+
+
+def _set_names(x: int, z: int, radius: int, exports: Sequence[str]) -> list[str]:
+    """The files :func:`write_world_set` writes in its folder (the store aside)."""
+    names = ["world_map.png", "section.png", "region.glb"]
+    if "npy" in exports:
+        names += ["surface.npy", "water.npy"]
+    if "mca" in exports:
+        coords = square_chunks(x - radius, z - radius, 2 * radius, 2 * radius)
+        regions = sorted({(cx // REGION, cz // REGION) for cx, cz in coords})
+        names += ["minecraft/level.dat"]
+        names += [f"minecraft/region/{region_name(rx, rz)}" for rx, rz in regions]
+    if "vox" in exports:
+        names.append("world.vox")
+    return names
 
 
 def _check_exports(exports: object) -> tuple[str, ...]:
