@@ -34,3 +34,79 @@ def test_a_folder_where_a_file_of_the_set_goes_is_refused_before_any_work(tmp_pa
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == sorted(
         {folder, *(p.as_posix() for p in pathlib.PurePath(folder).parents)} - {"."}
     )
+
+
+def no_spawn(monkeypatch):
+    """Finding the spawn is the command's first work: fail if it is reached."""
+    import worldgen.world
+
+    def spawn(*args, **kwargs):
+        raise AssertionError("the spawn was looked for")
+
+    monkeypatch.setattr(worldgen.world, "spawn", spawn)
+
+
+def test_a_mesh_radius_past_the_radius_is_refused_before_any_work(tmp_path, monkeypatch):
+    no_spawn(monkeypatch)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["world", "--radius", "8", "--mesh-radius", "9", "--out", str(out)])
+    assert result.exit_code == 1
+    line = error_line(result)
+    assert line.startswith("error: --mesh-radius must be at most --radius (8), got 9")
+    assert not out.exists()
+    # Left out, the mesh radius is 24 or the radius if smaller.
+    fine = runner.invoke(app, [*TINY[:3], *TINY[5:], "--out", str(out)])
+    assert fine.exit_code == 0, fine.output
+
+
+@pytest.mark.parametrize(
+    ("args", "start"),
+    [
+        (["--radius", "0"], "--radius must be an integer from 1 to 4096, got 0"),
+        (["--radius", "5000"], "--radius must be an integer from 1 to 4096, got 5000"),
+        (["--mesh-radius", "0"], "--mesh-radius must be an integer from 1 to 512, got 0"),
+        (["--threads", "0"], "--threads must be an integer from 1 to 1024, got 0"),
+        (["--x", str(2**31)], f"--x must be an integer from {-(2**30)} to {2**30}"),
+        (["--z", str(-(2**31))], f"--z must be an integer from {-(2**30)} to {2**30}"),
+        (["--seed", str(2**64)], "--seed must fit in 64 bits"),
+    ],
+)
+def test_range_errors_name_the_option_before_any_work(tmp_path, monkeypatch, args, start):
+    no_spawn(monkeypatch)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["world", *args, "--out", str(out)])
+    assert result.exit_code == 1
+    assert error_line(result).startswith(f"error: {start}")
+    assert not out.exists()
+
+
+def test_errors_after_the_spawn_name_the_option_too(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    far = ["world", "--x", "29999990", "--z", "0", "--radius", "16", "--export", "mca"]
+    assert error_line(runner.invoke(app, [*far, "--out", str(out)])).startswith(
+        "error: --x: Minecraft's world ends 29,999,984 blocks"
+    )
+    store = ["--store", str(out / "region.glb")]
+    assert error_line(runner.invoke(app, [*TINY, *store, "--out", str(out)])).startswith(
+        f"error: --store: {out / 'region.glb'} is where the set writes"
+    )
+    monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "1M")
+    line = error_line(runner.invoke(app, [*TINY, "--out", str(out)]))
+    assert line.startswith("error: --radius: ") and "choose a smaller --radius;" in line
+    monkeypatch.delenv("WORLDGEN_MEMORY_LIMIT")
+    (tmp_path / "a-file").write_text("")
+    line = error_line(runner.invoke(app, [*TINY, "--out", str(tmp_path / "a-file")]))
+    assert line.startswith(f"error: --out: {tmp_path / 'a-file'} is a file")
+    assert not out.exists()
+
+
+def test_the_library_names_its_own_parameters(tmp_path):
+    from worldgen.voxel import VoxelConfig, write_world_set
+
+    with pytest.raises(ValueError, match=r"^mesh_radius must be at most radius \(8\), got 9"):
+        write_world_set(VoxelConfig(), tmp_path / "out", radius=8, mesh_radius=9)
+    with pytest.raises(ValueError, match=r"^mesh_radius must be an integer from 1 to 512"):
+        write_world_set(VoxelConfig(), tmp_path / "out", mesh_radius=0)
+    with pytest.raises(ValueError, match=r"^x: Minecraft's world ends"):
+        write_world_set(VoxelConfig(), tmp_path / "out", x=29999990, radius=16, exports=["mca"])
+    assert not (tmp_path / "out").exists()

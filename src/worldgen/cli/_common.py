@@ -145,6 +145,12 @@ def _big_export(export, block: int | None, tile: int | None = None) -> bool:
     return big
 
 
+def _option(parameter: str) -> str:
+    """The command line option of a library parameter, by which errors
+    printed here name it: ``mesh_radius`` -> ``--mesh-radius``."""
+    return f"--{parameter.replace('_', '-')}"
+
+
 # What a command turns into one line on stderr instead of a traceback.
 _USER_ERRORS = (ValueError, TypeError, OSError, MemoryError, KeyboardInterrupt)
 
@@ -251,7 +257,7 @@ def _map_data(
             world = {"seed": given["seed"], **world}
         data = merge(data, {"world": world})
     elif world:
-        names = ", ".join(f"--{k.replace('_', '-')}" for k in world)
+        names = ", ".join(map(_option, world))
         raise ValueError(
             f"{names} shape the world model, but this map is a classic noise map; "
             "use a world preset (continents, islands, archipelago) or a [world] table"
@@ -339,7 +345,7 @@ def _classic_only(settings, options: dict[str, Any]) -> None:
         return
     given = [name for name, value in options.items() if value is not None]
     if given:
-        names = ", ".join(f"--{n.replace('_', '-')}" for n in given)
+        names = ", ".join(map(_option, given))
         raise ValueError(
             f"{names} shape the classic noise map, not the world model; use "
             "--preset classic (or classic-islands, ...), or leave them out and shape the "
