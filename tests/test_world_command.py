@@ -110,3 +110,54 @@ def test_the_library_names_its_own_parameters(tmp_path):
     with pytest.raises(ValueError, match=r"^x: Minecraft's world ends"):
         write_world_set(VoxelConfig(), tmp_path / "out", x=29999990, radius=16, exports=["mca"])
     assert not (tmp_path / "out").exists()
+
+
+def interrupt_while_drawing(monkeypatch):
+    from worldgen.voxel import _outputs
+
+    def draw(world, *args):
+        world.pregenerate(0, 0, 8)  # some chunks into the store
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_outputs, "_draw_world", draw)
+
+
+def test_an_interrupted_first_run_says_no_set_was_written(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    interrupt_while_drawing(monkeypatch)
+    result = runner.invoke(app, [*TINY, "--out", str(out)])
+    assert result.exit_code == 130
+    assert error_line(result) == (
+        f"interrupted: no set was written; the chunk store {out / 'world.db'} keeps the "
+        "chunks made so far"
+    )
+    assert [p.name for p in out.iterdir() if not p.name.startswith("world.db")] == []
+
+
+def test_an_interrupted_run_over_a_set_says_it_keeps_the_previous_files(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    assert runner.invoke(app, [*TINY, "--out", str(out)]).exit_code == 0
+    interrupt_while_drawing(monkeypatch)
+    result = runner.invoke(app, [*TINY, "--out", str(out)])
+    assert result.exit_code == 130
+    assert error_line(result) == (
+        "interrupted: the output directory keeps its previous files; the chunk store "
+        f"{out / 'world.db'} keeps the chunks made so far"
+    )
+
+
+def test_an_interrupted_first_map_says_nothing_was_written(tmp_path, monkeypatch):
+    from worldgen.io import _mapset
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_mapset, "make_layers", stop)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["map", "--width", "8", "--height", "8", "--out", str(out)])
+    assert result.exit_code == 130
+    assert error_line(result) == "interrupted: nothing was written"
+    assert not out.exists()
+    (out / "mine").mkdir(parents=True)  # a folder with files of its own keeps them
+    result = runner.invoke(app, ["map", "--width", "8", "--height", "8", "--out", str(out)])
+    assert error_line(result) == "interrupted: the output directory keeps its previous files"

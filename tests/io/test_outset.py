@@ -290,3 +290,38 @@ def test_a_folder_where_an_undeclared_file_goes_is_refused_before_any_move(tmp_p
             (files.staging / "c.txt").write_text("c")
     assert snapshot(out) == before  # the old set whole, nothing moved in
     assert sorted(p.name for p in out.iterdir()) == ["a.txt", "c.txt", MANIFEST]
+
+
+@pytest.mark.parametrize("before", [None, "empty", "a file"])
+def test_ctrl_c_in_the_block_says_whether_out_held_files(tmp_path, before):
+    out = tmp_path / "out"
+    if before is not None:
+        out.mkdir()
+    if before == "a file":
+        (out / "mine.txt").write_text("mine")
+    with pytest.raises(_outset.UnsavedInterrupt) as caught:
+        with output_set(out, command="demo") as files:
+            (files.staging / "a.txt").write_text("a")
+            raise KeyboardInterrupt
+    assert caught.value.had_files is (before == "a file")
+    assert out.exists() is (before is not None)
+    if before is not None:
+        assert [p.name for p in out.iterdir()] == ([] if before == "empty" else ["mine.txt"])
+
+
+def test_ctrl_c_inside_a_compiled_kernel_is_an_interrupt_too(tmp_path):
+    with pytest.raises(_outset.UnsavedInterrupt):
+        with output_set(tmp_path, command="demo"):
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as exc:
+                raise SystemError("returned a result with an exception set") from exc
+
+
+def test_a_full_disk_in_an_empty_directory_says_nothing_is_left(tmp_path):
+    import errno
+
+    with pytest.raises(OSError, match="; nothing is left there; free some space"):
+        with output_set(tmp_path, command="demo"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+    assert list(tmp_path.iterdir()) == []

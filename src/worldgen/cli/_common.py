@@ -155,17 +155,14 @@ def _option(parameter: str) -> str:
 _USER_ERRORS = (ValueError, TypeError, OSError, MemoryError, KeyboardInterrupt)
 
 
-def _fail(exc: BaseException) -> typer.Exit:
-    from worldgen.io._outset import SavedInterrupt
+def _fail(exc: BaseException, store: os.PathLike | None = None) -> typer.Exit:
+    """Say what went wrong in one line (Ctrl-C: what the output directory
+    holds; ``store``, a chunk store kept whatever happens); the exit to raise."""
+    from worldgen.cli._interrupt import INTERRUPTED, outcome
 
     if isinstance(exc, KeyboardInterrupt):
-        outcome = (
-            "after the new set was saved; the output directory holds it, complete"
-            if isinstance(exc, SavedInterrupt)  # Ctrl-C as the set was swapped in
-            else "the output directory keeps its previous files"
-        )
-        _err.print(f"[yellow]interrupted:[/yellow] {outcome}", highlight=False)
-        return typer.Exit(130)
+        _err.print(f"[yellow]interrupted:[/yellow] {escape(outcome(exc, store))}", highlight=False)
+        return typer.Exit(INTERRUPTED)
     if isinstance(exc, MemoryError):
         why = f" ({exc})" if str(exc) else ""
         exc = MemoryError(

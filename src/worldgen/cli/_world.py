@@ -135,7 +135,8 @@ def world_command(
                 names=OPTIONS,
             )  # fmt: skip
     except _USER_ERRORS as exc:
-        raise _fail(exc) from None
+        kept = out / "world.db" if store is None else store  # what a stop leaves: the store
+        raise _fail(exc, kept if kept.is_file() else None) from None
     _written(written, out, f"seed {settings.seed}, {radius} blocks around {x}, {z}")
 
 
