@@ -1,7 +1,13 @@
 """``worldgen world``: refusals before any work, named by the options, and
 Ctrl-C at any time, each one clear line."""
 
+import os
 import pathlib
+import select
+import signal
+import subprocess
+import sys
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -161,3 +167,39 @@ def test_an_interrupted_first_map_says_nothing_was_written(tmp_path, monkeypatch
     (out / "mine").mkdir(parents=True)  # a folder with files of its own keeps them
     result = runner.invoke(app, ["map", "--width", "8", "--height", "8", "--out", str(out)])
     assert error_line(result) == "interrupted: the output directory keeps its previous files"
+
+
+# The child says when the interpreter has started, before its first import
+# of worldgen: Ctrl-C during Python's own start-up (or as it finds the
+# package) is Python's to answer.
+STARTED = "import sys; print('started', flush=True); from worldgen.cli import main; main()"
+
+
+@pytest.mark.parametrize("delay", [0.02, 0.05, 0.1, 0.2, 0.3])
+def test_ctrl_c_during_the_start_up_is_one_line(tmp_path, delay):
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STARTED, *TINY, "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 30.0)
+        assert ready and proc.stdout.readline() == "started\n"
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert "Traceback" not in err, err
+    if proc.returncode == 0:
+        return  # done before the signal came: fine too
+    assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("compiling kernels")]
+    assert len(lines) == 1 and lines[0].startswith("interrupted: "), err
+    if delay <= 0.1:  # still importing: the line a Ctrl-C before any set says
+        assert lines == ["interrupted: nothing was written"], err

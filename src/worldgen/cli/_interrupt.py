@@ -21,12 +21,13 @@ NOTHING = "nothing was written"
 def outcome(exc: BaseException, store: os.PathLike | None = None) -> str:
     """What a Ctrl-C (``exc``) left in the output directory; ``store``: a
     chunk store the command keeps whatever happens (worldgen world)."""
-    from worldgen.io._outset import SavedInterrupt, UnsavedInterrupt
-
-    if isinstance(exc, SavedInterrupt):  # Ctrl-C as the set was swapped in
+    # Not imported here: Ctrl-C may have cut numpy's import short, which
+    # cannot be tried again. Without the module no set was begun.
+    outset = sys.modules.get("worldgen.io._outset")
+    if outset is None or not isinstance(exc, outset.UnsavedInterrupt | outset.SavedInterrupt):
+        return NOTHING  # before any set was begun
+    if isinstance(exc, outset.SavedInterrupt):  # Ctrl-C as the set was swapped in
         return SAVED
-    if not isinstance(exc, UnsavedInterrupt):  # before any set was begun
-        return NOTHING
     said = KEPT if exc.had_files else NOTHING if store is None else "no set was written"
     if store is not None:
         said += f"; the chunk store {os.fspath(store)} keeps the chunks made so far"
