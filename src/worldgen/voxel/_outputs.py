@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numba
 import numpy as np
 
-from worldgen._memory import WORLD_CHUNK_COPIES, check_memory
+from worldgen._memory import VOX_CHUNK_COPIES, WORLD_CHUNK_COPIES, check_memory
 from worldgen.io._heightmap import write_array
 from worldgen.io._image import write_rgb_png
 from worldgen.io._outset import output_set
@@ -142,11 +142,9 @@ def write_world_set(
                     f"it (the game could not load those chunks); export a square within "
                     f"+-{MINECRAFT_BORDER:,}"
                 )
-    chunks = len(chunk_range(x, z, radius))
-    if exports:
-        chunks = max(chunks, len(square_chunks(x - radius, z - radius, 2 * radius, 2 * radius)))
+    chunks, need = world_set_memory(config, x, z, radius, exports)
     check_memory(
-        WORLD_CHUNK_COPIES * chunks * config.height * CHUNK * CHUNK,
+        need,
         name("radius"),
         f"{chunks:,} chunks within {radius} blocks",
         f"choose a smaller {name('radius')}; chunks already in the store are read, not made "
@@ -219,6 +217,20 @@ def check_world_request(
             "it out to use every CPU"
         )
     return x, z, radius, mesh_radius
+
+
+def world_set_memory(
+    config: VoxelConfig, x: int, z: int, radius: int, exports: Sequence[str] = ()
+) -> tuple[int, float]:
+    """How many chunks :func:`write_world_set` holds at once, and the bytes
+    of memory it needs at its peak, estimated (see :mod:`worldgen._memory`)."""
+    chunks = len(chunk_range(x, z, radius))
+    copies = WORLD_CHUNK_COPIES
+    if exports:
+        chunks = max(chunks, len(square_chunks(x - radius, z - radius, 2 * radius, 2 * radius)))
+    if "vox" in exports:
+        copies += VOX_CHUNK_COPIES
+    return chunks, copies * chunks * config.height * CHUNK * CHUNK
 
 
 def _namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
