@@ -10,8 +10,22 @@ Subpackages:
 not depend on it.
 """
 
-from worldgen._jit import threads
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing itself is not imported: see __getattr__
+if TYPE_CHECKING:
+    from worldgen._jit import threads
 
 __version__ = "0.1.0"
 
 __all__ = ["__version__", "threads"]
+
+
+def __getattr__(name: str):
+    # numba loads with threads (a few tenths of a second), only when asked
+    # for: the command line answers Ctrl-C from the start of its imports.
+    if name == "threads":
+        from worldgen._jit import threads
+
+        return threads
+    raise AttributeError(f"module 'worldgen' has no attribute {name!r}")

@@ -247,3 +247,81 @@ def test_a_file_that_cannot_be_written_in_the_set_names_it(tmp_path):
     with pytest.raises(OSError, match=r"^disk trouble$"):
         with output_set(tmp_path, command="demo"):
             raise OSError("disk trouble")
+
+
+@pytest.mark.parametrize(
+    ("folder", "names", "error", "words"),
+    [
+        ("a.txt", ["a.txt"], IsADirectoryError, "is a folder, where the set writes a file"),
+        ("sub/b.txt", ["sub/b.txt"], IsADirectoryError, "is a folder, where the set writes"),
+        ("sub", ["sub/b.txt"], NotADirectoryError, "is a file, where the set needs a folder"),
+    ],
+    ids=["file", "nested file", "folder"],
+)
+def test_a_folder_where_a_file_of_the_set_goes_is_refused_before_the_work(
+    tmp_path, folder, names, error, words
+):
+    out = tmp_path / "out"
+    (out / folder).parent.mkdir(parents=True, exist_ok=True)
+    if error is IsADirectoryError:
+        (out / folder).mkdir()
+    else:
+        (out / folder).write_text("in the way")
+    before = snapshot(out), sorted(p.as_posix() for p in out.rglob("*"))
+    ran = []
+    with pytest.raises(error) as caught, output_set(out, command="demo", names=names):
+        ran.append(True)
+    assert ran == []
+    message = str(caught.value)
+    assert message.startswith(f"out: {out / folder} ") and words in message
+    assert message.endswith("remove or rename it, or choose another output directory")
+    assert (snapshot(out), sorted(p.as_posix() for p in out.rglob("*"))) == before
+
+
+def test_a_folder_where_an_undeclared_file_goes_is_refused_before_any_move(tmp_path):
+    out = tmp_path / "out"
+    with output_set(out, command="demo") as files:
+        (files.staging / "a.txt").write_text("a")
+    (out / "c.txt").mkdir()
+    before = snapshot(out)
+    with pytest.raises(IsADirectoryError, match=r"c\.txt is a folder"):
+        with output_set(out, command="demo") as files:
+            (files.staging / "a.txt").write_text("new a")
+            (files.staging / "c.txt").write_text("c")
+    assert snapshot(out) == before  # the old set whole, nothing moved in
+    assert sorted(p.name for p in out.iterdir()) == ["a.txt", "c.txt", MANIFEST]
+
+
+@pytest.mark.parametrize("before", [None, "empty", "a file"])
+def test_ctrl_c_in_the_block_says_whether_out_held_files(tmp_path, before):
+    out = tmp_path / "out"
+    if before is not None:
+        out.mkdir()
+    if before == "a file":
+        (out / "mine.txt").write_text("mine")
+    with pytest.raises(_outset.UnsavedInterrupt) as caught:
+        with output_set(out, command="demo") as files:
+            (files.staging / "a.txt").write_text("a")
+            raise KeyboardInterrupt
+    assert caught.value.had_files is (before == "a file")
+    assert out.exists() is (before is not None)
+    if before is not None:
+        assert [p.name for p in out.iterdir()] == ([] if before == "empty" else ["mine.txt"])
+
+
+def test_ctrl_c_inside_a_compiled_kernel_is_an_interrupt_too(tmp_path):
+    with pytest.raises(_outset.UnsavedInterrupt):
+        with output_set(tmp_path, command="demo"):
+            try:
+                raise KeyboardInterrupt
+            except KeyboardInterrupt as exc:
+                raise SystemError("returned a result with an exception set") from exc
+
+
+def test_a_full_disk_in_an_empty_directory_says_nothing_is_left(tmp_path):
+    import errno
+
+    with pytest.raises(OSError, match="; nothing is left there; free some space"):
+        with output_set(tmp_path, command="demo"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+    assert list(tmp_path.iterdir()) == []

@@ -373,3 +373,38 @@ def test_world_takes_a_world_preset_and_a_config_with_a_world_table(tmp_path):
     mine = VoxelConfig(trees=False, world=WorldConfig(seed=3, continent_size=2048))
     with ChunkStore(tmp_path / "f" / "world.db", mine.key) as store:
         assert len(store) > 0
+
+
+@pytest.mark.parametrize("slab", [1, 40, 1000, 1 << 22])
+def test_the_exports_masks_made_in_slabs_are_the_whole_areas(monkeypatch, slab):
+    from worldgen.voxel import _exports
+
+    rng = np.random.default_rng(slab)
+    blocks = rng.choice(np.arange(len(NAMES), dtype=np.uint8), size=(12, 9, 7))
+    blocks[rng.random(blocks.shape) < 0.5] = 0  # air, for faces to show through
+    whole = _exports._visible(blocks), _exports.surface_and_water(blocks, y_min=-3)
+    monkeypatch.setattr(_exports, "SLAB", slab)
+    assert (_exports.visible(blocks) == whole[0]).all()
+    surface, water = _exports.surface_and_water(blocks, y_min=-3)
+    assert (surface == whole[1][0]).all() and (water == whole[1][1]).all()
+    assert surface.dtype == np.int16 and water.dtype == np.bool_
+
+
+def test_the_vox_exports_memory_estimate_bounds_its_peak(tmp_path):
+    import tracemalloc
+
+    from worldgen.voxel import write_world_set
+    from worldgen.voxel._outputs import world_set_memory
+
+    config = VoxelConfig()
+    args = {"x": 0, "z": 0, "mesh_radius": 8, "threads": 1, "exports": ["vox"]}
+    write_world_set(config, tmp_path / "warm", radius=8, **args)  # kernels loaded
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        write_world_set(config, tmp_path / "w", radius=128, **args)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    _, estimate = world_set_memory(config, 0, 0, 128, ["vox"])
+    assert peak <= estimate <= 2 * peak, (peak, estimate)

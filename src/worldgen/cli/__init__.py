@@ -5,16 +5,22 @@ option, on built-in defaults. Library errors (bad parameters) become one red
 line on stderr and exit status 1; long work shows a progress bar.
 """
 
-import atexit
-import os
-import signal
 import sys
 
-import typer
-from rich.markup import escape
+try:  # typer, rich, numpy: Ctrl-C here is one line too
+    import atexit
+    import os
+    import signal
 
-from worldgen.cli import _animate, _config, _map, _serve, _terrain, _world  # noqa: F401 (commands)
-from worldgen.cli._common import _err, _fail, app, leave_if_working
+    import typer
+    from rich.markup import escape
+
+    from worldgen.cli import _animate, _config, _map, _serve, _terrain, _world  # noqa: F401
+    from worldgen.cli._common import _err, _fail, app, leave_if_working
+except KeyboardInterrupt:
+    from worldgen.cli._interrupt import stopped_early
+
+    raise stopped_early() from None
 
 # Click's base of usage errors, wherever this typer version keeps click.
 _ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -28,10 +34,10 @@ def run(argv: list[str] | None = None) -> int:
     little memory and unexpected errors (status 1; ``WORLDGEN_DEBUG=1``
     re-raises these to show the traceback).
     """
-    from worldgen._jit import interruptible
-
-    command = typer.main.get_command(app)
     try:
+        from worldgen._jit import interruptible
+
+        command = typer.main.get_command(app)
         # Ctrl-C inside a kernel the library did not guard (or while numba
         # compiles) arrives as a SystemError around it: interruptible() says
         # what it is.
@@ -63,9 +69,12 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def main() -> None:
-    from worldgen._jit import skip_blas_probe
+    try:
+        from worldgen._jit import skip_blas_probe  # numba: a few tenths of a second
 
-    skip_blas_probe()
+        skip_blas_probe()
+    except KeyboardInterrupt:
+        sys.exit(_fail(KeyboardInterrupt()).exit_code)
     code = run()
     # The work is done (or stopped): a Ctrl-C while the interpreter exits
     # would only print a traceback from its exit handlers. This handler,

@@ -145,21 +145,24 @@ def _big_export(export, block: int | None, tile: int | None = None) -> bool:
     return big
 
 
+def _option(parameter: str) -> str:
+    """The command line option of a library parameter, by which errors
+    printed here name it: ``mesh_radius`` -> ``--mesh-radius``."""
+    return f"--{parameter.replace('_', '-')}"
+
+
 # What a command turns into one line on stderr instead of a traceback.
 _USER_ERRORS = (ValueError, TypeError, OSError, MemoryError, KeyboardInterrupt)
 
 
-def _fail(exc: BaseException) -> typer.Exit:
-    from worldgen.io._outset import SavedInterrupt
+def _fail(exc: BaseException, store: os.PathLike | None = None) -> typer.Exit:
+    """Say what went wrong in one line (Ctrl-C: what the output directory
+    holds; ``store``, a chunk store kept whatever happens); the exit to raise."""
+    from worldgen.cli._interrupt import INTERRUPTED, outcome
 
     if isinstance(exc, KeyboardInterrupt):
-        outcome = (
-            "after the new set was saved; the output directory holds it, complete"
-            if isinstance(exc, SavedInterrupt)  # Ctrl-C as the set was swapped in
-            else "the output directory keeps its previous files"
-        )
-        _err.print(f"[yellow]interrupted:[/yellow] {outcome}", highlight=False)
-        return typer.Exit(130)
+        _err.print(f"[yellow]interrupted:[/yellow] {escape(outcome(exc, store))}", highlight=False)
+        return typer.Exit(INTERRUPTED)
     if isinstance(exc, MemoryError):
         why = f" ({exc})" if str(exc) else ""
         exc = MemoryError(
@@ -251,7 +254,7 @@ def _map_data(
             world = {"seed": given["seed"], **world}
         data = merge(data, {"world": world})
     elif world:
-        names = ", ".join(f"--{k.replace('_', '-')}" for k in world)
+        names = ", ".join(map(_option, world))
         raise ValueError(
             f"{names} shape the world model, but this map is a classic noise map; "
             "use a world preset (continents, islands, archipelago) or a [world] table"
@@ -339,7 +342,7 @@ def _classic_only(settings, options: dict[str, Any]) -> None:
         return
     given = [name for name, value in options.items() if value is not None]
     if given:
-        names = ", ".join(f"--{n.replace('_', '-')}" for n in given)
+        names = ", ".join(map(_option, given))
         raise ValueError(
             f"{names} shape the classic noise map, not the world model; use "
             "--preset classic (or classic-islands, ...), or leave them out and shape the "

@@ -13,6 +13,7 @@ from worldgen.cli._common import (
     Out,
     PresetOption,
     _fail,
+    _option,
     _progress,
     _written,
     app,
@@ -34,6 +35,13 @@ class WorldExport(enum.StrEnum):
     vox = "vox"
 
 
+OPTIONS = {
+    **{p: _option(p) for p in ("out", "x", "z", "radius", "mesh_radius", "store", "threads")},
+    "exports": "--export",
+}
+"""The options by which the command's errors name ``write_world_set``'s parameters."""
+
+
 @app.command("world")
 def world_command(
     out: Out = OUT,
@@ -51,8 +59,12 @@ def world_command(
     z: Annotated[int | None, Opt(help="World z of the centre.", show_default="the spawn's")] = None,
     radius: Annotated[int, Opt(help="Generate the chunks within this many blocks.")] = 128,
     mesh_radius: Annotated[
-        int, Opt(help="Mesh the chunks within this many blocks (at most --radius).")
-    ] = 24,
+        int | None,
+        Opt(
+            help="Mesh the chunks within this many blocks, at most --radius.",
+            show_default="24, or --radius if smaller",
+        ),
+    ] = None,
     store: Annotated[
         pathlib.Path | None, Opt(help="Chunk store file.", show_default="OUT/world.db")
     ] = None,
@@ -85,9 +97,18 @@ def world_command(
 ) -> None:
     """Generate the voxel world around a point into a chunk store, then draw it: map, section, block mesh."""
     from worldgen.config import load_toml, merge, voxel_config
+    from worldgen.noise._seed import check_seed
     from worldgen.voxel import write_world_set
+    from worldgen.voxel._outputs import check_world_request
 
     try:
+        # The options' own checks, before any work (the spawn is found first).
+        if seed is not None:
+            check_seed(seed, "--seed")
+        check_world_request(
+            x=x or 0, z=z or 0, radius=radius, mesh_radius=mesh_radius, threads=threads,
+            names=OPTIONS,
+        )  # fmt: skip
         data = load_toml(config) if config is not None else {}
         if preset is not None:
             data = merge(_world_preset(preset.value), data)
@@ -111,9 +132,11 @@ def world_command(
             written = write_world_set(
                 settings, out, x=x, z=z, radius=radius, mesh_radius=mesh_radius, store=store,
                 threads=threads, progress=advance, exports=[e.value for e in export or []],
+                names=OPTIONS,
             )  # fmt: skip
     except _USER_ERRORS as exc:
-        raise _fail(exc) from None
+        kept = out / "world.db" if store is None else store  # what a stop leaves: the store
+        raise _fail(exc, kept if kept.is_file() else None) from None
     _written(written, out, f"seed {settings.seed}, {radius} blocks around {x}, {z}")
 
 

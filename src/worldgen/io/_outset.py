@@ -99,12 +99,20 @@ class OutputSet:
 
 @contextlib.contextmanager
 def output_set(
-    out: str | os.PathLike, *, command: str, about: str = "", name: str = "out"
+    out: str | os.PathLike,
+    *,
+    command: str,
+    about: str = "",
+    name: str = "out",
+    names: Iterable[str] = (),
 ) -> Iterator[OutputSet]:
     """Stage a set of files for ``out`` and swap it in when the block ends.
 
-    Checks ``out`` (see :func:`check_output_dir`) and takes the directory's
-    lock before the block runs, so a bad ``out`` fails before any work.
+    Checks ``out`` (see :func:`check_output_dir`), takes the directory's
+    lock and checks that each of ``names`` can take its file (see
+    :func:`check_targets`) before the block runs, so a bad ``out`` fails
+    before any work; every staged file is checked so again before any is
+    moved in.
     Write the files under ``staging`` of the yielded :class:`OutputSet`; if
     the block raises (or is interrupted), nothing in ``out`` changes.
 
@@ -118,6 +126,9 @@ def output_set(
         A summary of its config, for the manifest.
     name : str
         The parameter name errors use for ``out``.
+    names : iterable of str
+        The files the set will write, relative to ``out`` (``"a/b.txt"``),
+        when known before the work.
 
     Raises
     ------
@@ -125,6 +136,14 @@ def output_set(
         If another worldgen run is writing into ``out``.
     NotADirectoryError, PermissionError
         If ``out`` cannot be written into.
+    IsADirectoryError, NotADirectoryError
+        If a folder stands where a file of the set goes, or a file where
+        it needs a folder.
+    UnsavedInterrupt
+        If the block (or anything before the swap) is interrupted: a
+        :class:`KeyboardInterrupt` that says whether ``out`` held files.
+    SavedInterrupt
+        If Ctrl-C came while the set was swapped in (which was finished).
     OSError
         If the block fails for want of room (a full disk or quota) or of a
         right to write (a read-only file system, a file in ``out``): the
@@ -142,41 +161,87 @@ def output_set(
     """
     made = not os.path.lexists(out)
     path = check_output_dir(out, name)
+    had_files = not made and _holds_files(path)
+    committed = False
     try:
         with _locked(path, name):
             recover(path)
+            check_targets(path, names, name)
             staging = pathlib.Path(tempfile.mkdtemp(prefix=_STAGING, dir=path))
             try:
                 try:
                     yield OutputSet(path, staging)
                 except OSError as exc:
-                    clear = _cannot_write(exc, path, name, made)
+                    clear = _cannot_write(exc, path, name, had_files)
                     if clear is None:
                         raise
                     raise clear from exc
-                _commit(path, staging, command, about)
+                _commit(path, staging, command, about, name)
+                committed = True
             finally:
                 # A commit list left means the moves were cut short by an
                 # error: keep it, so that the next run (recover) finishes them.
                 if not (staging / _COMMIT).is_file():
                     shutil.rmtree(staging, ignore_errors=True)
-    except BaseException:
+    except BaseException as exc:
         if made:  # leave no empty directory behind a failed first run
             with contextlib.suppress(OSError):
                 path.rmdir()
-        raise
+        if isinstance(exc, SavedInterrupt) or not _is_interrupt(exc):
+            raise
+        if committed:  # Ctrl-C as the staging folder went
+            raise SavedInterrupt from None
+        raise UnsavedInterrupt(had_files) from None
+
+
+def _holds_files(path: pathlib.Path) -> bool:
+    """Whether ``path`` holds anything but staging folders."""
+    return any(not entry.name.startswith(_STAGING) for entry in path.iterdir())
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` is Ctrl-C, or the ``SystemError`` a compiled kernel
+    raises around it (see :func:`worldgen._jit.interruptible`)."""
+    if isinstance(exc, SystemError):
+        exc = exc.__cause__ or exc.__context__
+    return isinstance(exc, KeyboardInterrupt)
+
+
+def check_targets(out: pathlib.Path, names: Iterable[str], name: str = "out") -> None:
+    """Refuse a set whose files (``names``, relative to ``out``) could not
+    be moved in: a folder where one of them (or the manifest) goes, or a
+    file where one needs a folder.
+
+    Raises
+    ------
+    IsADirectoryError, NotADirectoryError
+        Naming ``name``, the path in the way and what to do.
+    """
+    for rel in sorted({*names, MANIFEST}):
+        target = _inside(out, rel)
+        if target.is_dir() and not target.is_symlink():
+            raise IsADirectoryError(
+                f"{name}: {target} is a folder, where the set writes a file; remove or "
+                "rename it, or choose another output directory"
+            )
+        for folder in reversed(target.relative_to(out).parents[:-1]):
+            if (out / folder).exists() and not (out / folder).is_dir():
+                raise NotADirectoryError(
+                    f"{name}: {out / folder} is a file, where the set needs a folder for "
+                    f"{rel}; remove or rename it, or choose another output directory"
+                )
 
 
 _NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 _NO_WRITE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 
 
-def _cannot_write(exc: OSError, path: pathlib.Path, name: str, made: bool) -> OSError | None:
+def _cannot_write(exc: OSError, path: pathlib.Path, name: str, had_files: bool) -> OSError | None:
     """A message naming ``name`` and ``path`` for an error that stopped a
     set being staged in ``path`` (a full disk or quota, a read-only file
-    system, a file or folder there that cannot be written; ``made``: the
-    directory is new, and goes); None for other errors, which keep their
-    own message."""
+    system, a file or folder there that cannot be written; ``had_files``:
+    whether the directory held files before the run); None for other
+    errors, which keep their own message."""
     if exc.errno in _NO_ROOM:
         fix = "free some space there or choose another directory"
     elif exc.errno in _NO_WRITE and exc.filename is not None and _under(exc.filename, path):
@@ -186,7 +251,7 @@ def _cannot_write(exc: OSError, path: pathlib.Path, name: str, made: bool) -> OS
     where = f", at {exc.filename}" if exc.filename is not None else ""
     clear = type(exc)(
         f"{name}: could not write the files into {path} ({exc.strerror or exc}{where}); "
-        f"{'nothing is left there' if made else 'it keeps its previous files'}; {fix}"
+        f"{'it keeps its previous files' if had_files else 'nothing is left there'}; {fix}"
     )
     clear.errno = exc.errno
     return clear
@@ -295,8 +360,9 @@ def _entry(root: pathlib.Path, files: list[str], command: str, about: str) -> di
     }
 
 
-def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str) -> None:
+def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str, name: str) -> None:
     files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
+    check_targets(out, files, name)
     entry = _entry(staging, files, command, about)
     new = set(files)
     kept, replaced = [], []
@@ -314,6 +380,16 @@ def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str) 
 class SavedInterrupt(KeyboardInterrupt):
     """Ctrl-C that came while a set was being swapped in: the swap was
     finished first, so the output directory holds the new set, complete."""
+
+
+class UnsavedInterrupt(KeyboardInterrupt):
+    """Ctrl-C before a set was swapped in: the output directory holds what
+    it held before (``had_files``: whether it held any files then; a
+    directory the run made is removed if empty)."""
+
+    def __init__(self, had_files: bool):
+        super().__init__()
+        self.had_files = had_files
 
 
 @contextlib.contextmanager

@@ -66,11 +66,31 @@ def surface_and_water(blocks: np.ndarray, *, y_min: int) -> tuple[np.ndarray, np
     >>> surface_and_water(b, y_min=10)
     (array([[11, 11]], dtype=int16), array([[False,  True]]))
     """
-    surface = _highest(GROUND[blocks])
-    top = np.maximum(_highest(~_SEE_THROUGH[blocks]), 0)
-    top_block = np.take_along_axis(blocks, top[None], axis=0)[0]
-    water = (top_block == WATER) | (top_block == ICE)
-    return (surface + y_min).astype(np.int16), water
+    surface = np.empty(blocks.shape[1:], np.int16)
+    water = np.empty(blocks.shape[1:], np.bool_)
+    for z0, z1, _, _ in _slabs(blocks, 0):
+        part = blocks[:, z0:z1]
+        surface[z0:z1] = _highest(GROUND[part]) + y_min
+        top = np.maximum(_highest(~_SEE_THROUGH[part]), 0)
+        top_block = np.take_along_axis(part, top[None], axis=0)[0]
+        water[z0:z1] = (top_block == WATER) | (top_block == ICE)
+    return surface, water
+
+
+SLAB = 1 << 22
+"""Blocks in a slab of rows z that the exports work through at a time: their
+temporary masks are a slab's, not the area's (about 4 MB each)."""
+
+
+def _slabs(blocks: np.ndarray, halo: int):
+    """``(z0, z1, lo, hi)`` for the slabs of rows ``z0 <= z < z1`` of
+    ``blocks`` (Y, Z, X), each with up to ``halo`` rows either side:
+    ``lo <= z < hi``."""
+    ny, nz, nx = blocks.shape
+    rows = max(1, SLAB // max(1, ny * nx))
+    for z0 in range(0, nz, rows):
+        z1 = min(nz, z0 + rows)
+        yield z0, z1, max(0, z0 - halo), min(nz, z1 + halo)
 
 
 def _highest(mask: np.ndarray) -> np.ndarray:
@@ -97,6 +117,14 @@ def visible(blocks: np.ndarray) -> np.ndarray:
     >>> int(visible(b).sum())  # all but the two lower blocks of the middle column
     25
     """
+    shows = np.empty(blocks.shape, dtype=np.bool_)
+    for z0, z1, lo, hi in _slabs(blocks, 1):  # a row beside a slab decides its edge
+        shows[:, z0:z1] = _visible(blocks[:, lo:hi])[:, z0 - lo : z1 - lo]
+    return shows
+
+
+def _visible(blocks: np.ndarray) -> np.ndarray:
+    """:func:`visible` of a whole array at once (its temporaries are as big)."""
     clear = _CLEAR[blocks]
     shows = np.zeros(blocks.shape, dtype=np.bool_)
     for axis in range(3):
@@ -145,8 +173,9 @@ def vox_models(
                 u, v, w = np.nonzero(seen[part])
                 if u.size == 0:
                     continue
-                colour = ids[part][u, v, w]
                 size = tuple(min(VOX_SIDE, n - o) for n, o in ((nu, u0), (nv, v0), (nw, w0)))
-                voxels = np.stack([u, v, w, colour], axis=1).astype(np.uint8)
+                voxels = np.empty((u.size, 4), np.uint8)  # no int64 copy of them all
+                voxels[:, 0], voxels[:, 1], voxels[:, 2] = u, v, w
+                voxels[:, 3] = ids[part][u, v, w]
                 models.append(((u0, v0, w0), size, voxels))
     return models

@@ -6,12 +6,12 @@ import functools
 import numbers
 import os
 import pathlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numba
 import numpy as np
 
-from worldgen._memory import WORLD_CHUNK_COPIES, check_memory
+from worldgen._memory import VOX_CHUNK_COPIES, WORLD_CHUNK_COPIES, check_memory
 from worldgen.io._heightmap import write_array
 from worldgen.io._image import write_rgb_png
 from worldgen.io._outset import output_set
@@ -82,11 +82,12 @@ def write_world_set(
     x: int = 0,
     z: int = 0,
     radius: int = 128,
-    mesh_radius: int = 24,
+    mesh_radius: int | None = None,
     store: str | os.PathLike | None = None,
     threads: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     exports: Sequence[str] = (),
+    names: Mapping[str, str] | None = None,
 ) -> list[pathlib.Path]:
     """Generate every chunk within ``radius`` blocks of ``(x, z)`` into the
     store (default ``out/world.db``), then write pictures of them.
@@ -94,7 +95,8 @@ def write_world_set(
     Files: the store; ``world_map.png`` (seen from above, a pixel per
     column); ``section.png`` (the x-y slice through ``z``, caves and all);
     ``region.glb`` (a greedy-meshed block model of the chunks within
-    ``mesh_radius`` blocks, one colour per block type). The pictures are
+    ``mesh_radius`` blocks, one colour per block type; at most ``radius``,
+    default 24 or ``radius`` if smaller). The pictures are
     swapped into ``out`` as one set (see :func:`worldgen.io.output_set`);
     the store keeps every committed chunk whatever happens.
 
@@ -118,51 +120,48 @@ def write_world_set(
       beyond them;
     - ``'vox'``: ``world.vox``, the square's visible blocks as MagicaVoxel
       models (see :func:`worldgen.voxel._exports.vox_models`).
+
+    ``names``: what errors call the parameters, by parameter name (the
+    command line gives its options, ``{"mesh_radius": "--mesh-radius"}``);
+    by default their own names. Every check (see
+    :func:`check_world_request`) comes before any work.
     """
     check_instance(config, "config", VoxelConfig)
-    x = check_int(x, "x", -(2**30), 2**30)
-    z = check_int(z, "z", -(2**30), 2**30)
-    radius = check_int(radius, "radius", 1, 4096)
-    mesh_radius = check_int(mesh_radius, "mesh_radius", 1, 512)
-    if threads is not None and (
-        isinstance(threads, bool)
-        or not isinstance(threads, numbers.Integral)
-        or not 1 <= threads <= 1024
-    ):
-        raise ValueError(
-            f"threads must be an integer from 1 to 1024, got {threads!r}; leave it out "
-            "to use every CPU"
-        )
-    exports = _check_exports(exports)
+    name = _namer(names)
+    x, z, radius, mesh_radius = check_world_request(
+        x=x, z=z, radius=radius, mesh_radius=mesh_radius, threads=threads, names=names
+    )
+    exports = _check_exports(exports, name("exports"))
     if "mca" in exports:
         check_range(config.y_min, config.y_max)
-        for name, centre in (("x", x), ("z", z)):
+        for axis, centre in (("x", x), ("z", z)):
             if abs(centre) + radius > MINECRAFT_BORDER:
                 raise ValueError(
-                    f"{name}: Minecraft's world ends {MINECRAFT_BORDER:,} blocks from its "
+                    f"{name(axis)}: Minecraft's world ends {MINECRAFT_BORDER:,} blocks from its "
                     f"centre, and the square of {radius} blocks around {centre} reaches past "
                     f"it (the game could not load those chunks); export a square within "
                     f"+-{MINECRAFT_BORDER:,}"
                 )
-    chunks = len(chunk_range(x, z, radius))
-    if exports:
-        chunks = max(chunks, len(square_chunks(x - radius, z - radius, 2 * radius, 2 * radius)))
+    chunks, need = world_set_memory(config, x, z, radius, exports)
     check_memory(
-        WORLD_CHUNK_COPIES * chunks * config.height * CHUNK * CHUNK,
-        "radius",
+        need,
+        name("radius"),
         f"{chunks:,} chunks within {radius} blocks",
-        "choose a smaller radius; chunks already in the store are read, not made again, "
-        "so a big world can be filled by several runs around different points",
+        f"choose a smaller {name('radius')}; chunks already in the store are read, not made "
+        "again, so a big world can be filled by several runs around different points",
     )
     about = f"seed {config.seed}, {radius} blocks around {x}, {z}"
     if store is not None:
         store = pathlib.Path(store)
         if store.name in SET_NAMES and store.resolve().parent == pathlib.Path(out).resolve():
             raise ValueError(
-                f"store: {store} is where the set writes its own {store.name}; choose "
+                f"{name('store')}: {store} is where the set writes its own {store.name}; choose "
                 "another file name for the chunk store (the default is world.db)"
             )
-    with output_set(out, command="world", about=about) as files:
+    files_named = _set_names(x, z, radius, exports)
+    with output_set(
+        out, command="world", about=about, name=name("out"), names=files_named
+    ) as files:
         store_path = files.out / "world.db" if store is None else store
         world, chunk_store = open_world(config, store_path, threads=threads)
         try:
@@ -176,6 +175,73 @@ def write_world_set(
                 chunk_store.close()
     return [store_path, *files.final(pictures)]
 
+
+def check_world_request(
+    *,
+    x: int = 0,
+    z: int = 0,
+    radius: int = 128,
+    mesh_radius: int | None = None,
+    threads: int | None = None,
+    names: Mapping[str, str] | None = None,
+) -> tuple[int, int, int, int]:
+    """:func:`write_world_set`'s numbers checked, as ``(x, z, radius,
+    mesh_radius)``; errors name each parameter as ``names`` calls it.
+
+    Raises
+    ------
+    TypeError, ValueError
+        A number that is not an integer, or out of its range: ``mesh_radius``
+        is at most ``radius`` (the chunks it meshes are the ones made).
+    """
+    name = _namer(names)
+    x = check_int(x, name("x"), -(2**30), 2**30)
+    z = check_int(z, name("z"), -(2**30), 2**30)
+    radius = check_int(radius, name("radius"), 1, 4096)
+    if mesh_radius is None:
+        mesh_radius = min(MESH_RADIUS, radius)
+    mesh_radius = check_int(mesh_radius, name("mesh_radius"), 1, 512)
+    if mesh_radius > radius:
+        raise ValueError(
+            f"{name('mesh_radius')} must be at most {name('radius')} ({radius}), got "
+            f"{mesh_radius}: only the chunks made are meshed; give a smaller "
+            f"{name('mesh_radius')} or a larger {name('radius')}"
+        )
+    if threads is not None and (
+        isinstance(threads, bool)
+        or not isinstance(threads, numbers.Integral)
+        or not 1 <= threads <= 1024
+    ):
+        raise ValueError(
+            f"{name('threads')} must be an integer from 1 to 1024, got {threads!r}; leave "
+            "it out to use every CPU"
+        )
+    return x, z, radius, mesh_radius
+
+
+def world_set_memory(
+    config: VoxelConfig, x: int, z: int, radius: int, exports: Sequence[str] = ()
+) -> tuple[int, float]:
+    """How many chunks :func:`write_world_set` holds at once, and the bytes
+    of memory it needs at its peak, estimated (see :mod:`worldgen._memory`)."""
+    chunks = len(chunk_range(x, z, radius))
+    copies = WORLD_CHUNK_COPIES
+    if exports:
+        chunks = max(chunks, len(square_chunks(x - radius, z - radius, 2 * radius, 2 * radius)))
+    if "vox" in exports:
+        copies += VOX_CHUNK_COPIES
+    return chunks, copies * chunks * config.height * CHUNK * CHUNK
+
+
+def _namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
+    """What errors call a parameter: its name in ``names``, else its own."""
+    names = dict(names or {})
+    return lambda parameter: names.get(parameter, parameter)
+
+
+MESH_RADIUS = 24
+"""The mesh radius of :func:`write_world_set` when none is given (or the
+radius, if smaller)."""
 
 EXPORTS = ("npy", "mca", "vox")
 """What :func:`write_world_set` exports besides its pictures."""
@@ -192,12 +258,27 @@ MINECRAFT_BORDER = 29_999_984
 border's largest radius)."""
 
 
-def _check_exports(exports: object) -> tuple[str, ...]:
+def _set_names(x: int, z: int, radius: int, exports: Sequence[str]) -> list[str]:
+    """The files :func:`write_world_set` writes in its folder (the store aside)."""
+    names = ["world_map.png", "section.png", "region.glb"]
+    if "npy" in exports:
+        names += ["surface.npy", "water.npy"]
+    if "mca" in exports:
+        coords = square_chunks(x - radius, z - radius, 2 * radius, 2 * radius)
+        regions = sorted({(cx // REGION, cz // REGION) for cx, cz in coords})
+        names += ["minecraft/level.dat"]
+        names += [f"minecraft/region/{region_name(rx, rz)}" for rx, rz in regions]
+    if "vox" in exports:
+        names.append("world.vox")
+    return names
+
+
+def _check_exports(exports: object, name: str = "exports") -> tuple[str, ...]:
     if isinstance(exports, str) or not isinstance(exports, (list, tuple, set, frozenset)):
-        raise TypeError(f"exports must be a list of {', '.join(EXPORTS)}, got {exports!r}")
-    for name in exports:
-        if name not in EXPORTS:
-            raise ValueError(f"exports must be among {', '.join(EXPORTS)}, got {name!r}")
+        raise TypeError(f"{name} must be a list of {', '.join(EXPORTS)}, got {exports!r}")
+    for export in exports:
+        if export not in EXPORTS:
+            raise ValueError(f"{name} must be among {', '.join(EXPORTS)}, got {export!r}")
     return tuple(dict.fromkeys(exports))
 
 
