@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import pathlib
 from collections.abc import Callable, Sequence
@@ -32,6 +33,10 @@ STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "fil
 # The largest side of tilemap.png, in pixels (unless the map has more cells):
 # a bigger map is drawn with smaller tiles.
 PREVIEW_PIXELS = 2048
+# The most files ``tile`` may cut the heights into (a 4096 x 4096 map in
+# tiles of 32): each is written and synced on its own, about a minute for
+# these, and a 512 x 512 map in tiles of 1 (262,144 files) ran for hours.
+MAX_TILE_FILES = 16384
 # Eroded or deposited height shown at full strength in erosion.png: about
 # the 99th percentile with the default droplets.
 EROSION_SHOWN = 0.04
@@ -76,7 +81,8 @@ def write_map_set(
     maps in more formats (see :data:`worldgen.io.FORMATS`), each under its
     own name (:data:`HEIGHT_FILES`: ``height8.png``, ``height.raw``,
     ``height.r16``, ``height.tif``, ``height.npy``); ``tile`` also writes
-    the heights cut into ``tile`` x ``tile`` PNGs under ``tiles/``.
+    the heights cut into ``tile`` x ``tile`` PNGs under ``tiles/`` (at
+    most :data:`MAX_TILE_FILES` of them).
 
     The files are written aside and swapped in together, with the manifest
     ``worldgen-set.json`` last (see :func:`worldgen.io.output_set`): ``out``
@@ -103,7 +109,7 @@ def write_map_set(
         The files written, in order.
     """
     config = _check_options(config, formats, tile, relief)
-    _check_work(config, window=window)
+    _check_work(config, window=window, tile=tile)
     with output_set(out, command="map", about=_about(config)) as files:
         layers = make_layers(config, window, progress=progress)
         written = _write_layers(
@@ -128,13 +134,23 @@ def _check_work(
     terrain_config: TerrainConfig | None = None,
     *,
     window: Window | None = None,
+    tile: int | None = None,
 ) -> None:
     """Refuse, before any work, requests that would not fit in memory or
-    would run for hours (for ``window``, default the whole map)."""
+    would run for hours (for ``window``, default the whole map), or cut
+    the heights into more than :data:`MAX_TILE_FILES` tiles."""
     if window is not None:
         check_instance(window, "window", Window)
     window = config.window if window is None else window
     w, h = window.width, window.height
+    if tile is not None and -(-w // tile) * -(-h // tile) > MAX_TILE_FILES:
+        least = max(1, math.isqrt(w * h // MAX_TILE_FILES))
+        while -(-w // least) * -(-h // least) > MAX_TILE_FILES:
+            least += 1
+        raise ValueError(
+            f"tile {tile} cuts this {w} x {h} map into {-(-w // tile) * -(-h // tile):,} "
+            f"files (at most {MAX_TILE_FILES:,}); use a tile of {least} or more"
+        )
     parameter, request, way_out = "width, height", f"a {w} x {h} map set", _TOO_BIG
     if terrain_config is None:
         need = MAP_BYTES_PER_CELL * w * h
@@ -184,6 +200,8 @@ def _check_options(config: MapConfig, formats, tile, relief) -> MapConfig:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if tile is not None and (isinstance(tile, bool) or not isinstance(tile, int) or tile < 1):
         raise ValueError(f"tile must be a positive integer, got {tile!r}")
+    if tile is not None and tile > 2**20:  # as write_tiles takes it, after the work
+        raise ValueError(f"tile must be a positive integer up to {2**20}, got {tile!r}")
     return config if relief is None else dataclasses.replace(config, relief=relief)
 
 
@@ -306,7 +324,7 @@ def write_terrain_set(
     for fmt in _names(meshes, "meshes"):
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
-    _check_work(config, terrain_config, window=window)
+    _check_work(config, terrain_config, window=window, tile=tile)
     window = config.window if window is None else window
     with output_set(out, command="terrain", about=_about(config)) as files:
         written = _write_terrain(
