@@ -10,7 +10,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from worldgen._memory import MAP_BYTES_PER_CELL, TERRAIN_BYTES_PER_CELL, check_memory
+from worldgen._memory import (
+    MAP_BYTES_PER_CELL,
+    MESH_BYTES_PER_VERTEX,
+    TERRAIN_BYTES_PER_CELL,
+    check_memory,
+)
 from worldgen.io._heightmap import FORMATS, write_array, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
@@ -135,10 +140,12 @@ def _check_work(
     *,
     window: Window | None = None,
     tile: int | None = None,
+    meshes: Sequence[str] = (),
 ) -> None:
-    """Refuse, before any work, requests that would not fit in memory or
-    would run for hours (for ``window``, default the whole map), or cut
-    the heights into more than :data:`MAX_TILE_FILES` tiles."""
+    """Refuse, before any work, requests that would not fit in memory (a
+    terrain's with its heaviest mesh format of ``meshes``) or would run for
+    hours (for ``window``, default the whole map), or cut the heights into
+    more than :data:`MAX_TILE_FILES` tiles."""
     if window is not None:
         check_instance(window, "window", Window)
     window = config.window if window is None else window
@@ -166,6 +173,19 @@ def _check_work(
                 f"{grown // 2:,} more cells on each side)"
             )
             way_out = "use fewer thermal iterations (tens to hundreds are usual), or a smaller map"
+        heaviest = max(meshes, key=MESH_BYTES_PER_VERTEX.__getitem__, default="glb")
+        stride = terrain_config.stride
+        mesh_need = MESH_BYTES_PER_VERTEX[heaviest] * -(-w // stride) * -(-h // stride)
+        if mesh_need:
+            parameter += ", mesh"
+            article = "an" if heaviest in ("obj", "stl") else "a"
+            request += f"{' and' if grown else ' with'} {article} {heaviest.upper()} mesh"
+            if mesh_need > need:
+                way_out = (
+                    "write the mesh as glb (made a band of rows at a time), keep every "
+                    "n-th sample with --stride n, or make a smaller map"
+                )
+            need += mesh_need
         for name, side in (("width", w), ("height", h)):
             if side < 2:
                 raise ValueError(
@@ -324,7 +344,7 @@ def write_terrain_set(
     for fmt in _names(meshes, "meshes"):
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
-    _check_work(config, terrain_config, window=window, tile=tile)
+    _check_work(config, terrain_config, window=window, tile=tile, meshes=meshes)
     window = config.window if window is None else window
     with output_set(out, command="terrain", about=_about(config)) as files:
         written = _write_terrain(
