@@ -14,7 +14,7 @@ import typer
 from rich.markup import escape
 
 from worldgen.cli import _animate, _config, _map, _serve, _terrain, _world  # noqa: F401 (commands)
-from worldgen.cli._common import _err, _fail, app, leave_if_working
+from worldgen.cli._common import _err, _fail, _interrupted, _say_interrupted, app, leave_if_working
 
 # Click's base of usage errors, wherever this typer version keeps click.
 _ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -31,6 +31,7 @@ def run(argv: list[str] | None = None) -> int:
     from worldgen._jit import interruptible
 
     command = typer.main.get_command(app)
+    _interrupted[0] = False
     try:
         # Ctrl-C inside a kernel the library did not guard (or while numba
         # compiles) arrives as a SystemError around it: interruptible() says
@@ -59,6 +60,11 @@ def run(argv: list[str] | None = None) -> int:
             highlight=False,
         )
         return 1
+    if code == 130 and not _interrupted[0]:
+        # Ctrl-C outside a command's handling (while it imports its modules,
+        # or prints what it wrote): typer ends the command with 130, silently.
+        # Sets are swapped in whole, so none is half-written.
+        _say_interrupted("nothing is left half-written")
     return code if isinstance(code, int) else 0
 
 

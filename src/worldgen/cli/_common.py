@@ -149,16 +149,25 @@ def _big_export(export, block: int | None, tile: int | None = None) -> bool:
 _USER_ERRORS = (ValueError, TypeError, OSError, MemoryError, KeyboardInterrupt)
 
 
+# Whether this run has said it was interrupted (see run: typer turns a
+# Ctrl-C outside a command's own handling into a silent exit 130).
+_interrupted: list[bool] = [False]
+
+
+def _say_interrupted(outcome: str) -> None:
+    _interrupted[0] = True
+    _err.print(f"[yellow]interrupted:[/yellow] {outcome}", highlight=False)
+
+
 def _fail(exc: BaseException) -> typer.Exit:
     from worldgen.io._outset import SavedInterrupt
 
     if isinstance(exc, KeyboardInterrupt):
-        outcome = (
+        _say_interrupted(
             "after the new set was saved; the output directory holds it, complete"
             if isinstance(exc, SavedInterrupt)  # Ctrl-C as the set was swapped in
             else "the output directory keeps its previous files"
         )
-        _err.print(f"[yellow]interrupted:[/yellow] {outcome}", highlight=False)
         return typer.Exit(130)
     if isinstance(exc, MemoryError):
         why = f" ({exc})" if str(exc) else ""
@@ -480,11 +489,7 @@ def _big(kind, settings, carving, out, window, export, dask, block) -> list[path
             )  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
-            _err.print(
-                "[yellow]interrupted:[/yellow] the blocks made are kept in world.zarr; "
-                "the same command resumes",
-                highlight=False,
-            )
+            _say_interrupted("the blocks made are kept in world.zarr; the same command resumes")
             raise typer.Exit(130) from None
 
 
