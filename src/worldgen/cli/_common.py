@@ -233,6 +233,7 @@ def _progress() -> Progress:
         TimeElapsedColumn(),
         console=_err,
         transient=True,
+        disable=not _err.is_terminal,  # piped: plain log lines, no blank line at the end
     )
 
 
