@@ -131,6 +131,21 @@ def test_bad_parameters_give_one_red_line_and_exit_1(tmp_path):
     assert result.exit_code == 1 and "unknown key 'sead' in [terrain]" in result.output
 
 
+def test_a_tile_cutting_too_many_files_is_refused_before_any_work(tmp_path):
+    # --tile 1 cut the default 512 x 512 map into 262,144 files, hours of
+    # writing; a --tile past 2**20 failed only once the map was made.
+    for args, message in (
+        (["--tile", "1"], "tile 1 cuts this 512 x 512 map into 262,144 files (at most 16,384); "
+                          "use a tile of 4 or more"),
+        (["--tile", "2000000"], "tile must be a positive integer up to 1048576"),
+    ):  # fmt: skip
+        out = tmp_path / "x"
+        result = runner.invoke(app, ["map", "--out", str(out), *args])
+        assert result.exit_code == 1, result.output
+        assert message in result.output and len(result.output.strip().splitlines()) == 1
+        assert not out.exists()
+
+
 @pytest.mark.parametrize("command", ["map", "terrain"])
 def test_options_that_would_be_ignored_are_refused(tmp_path, command):
     # --block without the block-by-block exports, and --tile with them,

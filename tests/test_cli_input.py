@@ -203,6 +203,29 @@ def test_run_turns_every_failure_into_one_line(monkeypatch, capsys, error, code,
     assert len(lines) == 1 and text in lines[0]
 
 
+@pytest.mark.parametrize("where", ["escaping", "printing"])
+def test_ctrl_c_outside_a_commands_own_handling_is_one_line(monkeypatch, capsys, tmp_path, where):
+    # Typer ends a command that a Ctrl-C stops outside its try (while it
+    # imports the library, or prints the files it wrote) with 130, silently.
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    if where == "escaping":  # as from an import at the top of a command
+        monkeypatch.setattr("worldgen.noise._seed.check_seed", stop)
+        monkeypatch.setattr("worldgen.cli._animate._USER_ERRORS", (ValueError,))
+    else:
+        monkeypatch.setattr("worldgen.cli._animate._out.print", stop)
+    assert cli.run(["wobble", "--out", str(tmp_path / "w")]) == 130
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert lines == ["interrupted: nothing is left half-written"]
+
+
+def test_an_error_during_the_stages_is_one_line_when_piped(capsys, tmp_path):
+    # The progress bar, stopped when piped, wrote a blank line before it.
+    assert cli.run(["map", "--tile", "0", "--out", str(tmp_path / "m")]) == 1
+    assert capsys.readouterr().err == "error: tile must be a positive integer, got 0\n"
+
+
 def test_a_full_disk_is_one_line_naming_the_output(monkeypatch, capsys, tmp_path):
     import errno
 

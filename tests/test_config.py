@@ -87,6 +87,11 @@ def test_presets_build(name):
             r"band 'a' colour must be three integers",
         ),
         ({"terrain": 3}, r"\[terrain\] must be a table"),
+        # A band without its keys was Python's "Band.__init__() missing 2
+        # required positional arguments"; an entry that is not a table said
+        # "[bands] must be a table".
+        ({"bands": [{"name": "a"}]}, r"missing key 'top', 'colour' in \[\[bands\]\]; each needs"),
+        ({"bands": [1]}, r"\[\[bands\]\] must be an array of tables .*got an entry 1"),
     ],
 )
 def test_bad_configs_name_the_problem(data, message):
@@ -123,3 +128,21 @@ def test_world_config_from_toml(tmp_path):
         voxel_config({"world": {"sead": 1}})
     with pytest.raises(ValueError, match=r"unknown block 'obsidian' in \[palette\]"):
         voxel_config({"palette": {"obsidian": [255, 0, 0]}})
+
+
+@pytest.mark.parametrize("key", ["terrain", "world", "mask", "tileset", "biomes"])
+def test_a_table_written_as_a_value_is_refused_naming_the_file(tmp_path, key):
+    """``terrain = 5`` failed with "'int' object is not a mapping" (merged
+    with the options as a table); ``world = 1`` passed, the preset's world
+    silently taking its place."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "bad.toml"
+    path.write_text(f"{key} = 1\n")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["map", "--config", str(path), "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert f"bad.toml: [{key}] must be a table, got {key} = 1" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not out.exists()

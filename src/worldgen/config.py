@@ -217,6 +217,12 @@ def load_map_toml(path: str | os.PathLike) -> dict[str, Any]:
             f"config file {path} is a voxel world's config (for worldgen world); this "
             "command takes a map's: `worldgen config --example map` prints one"
         )
+    for key in (*_TABLES, "biomes"):  # merged with presets and options as tables
+        if key in data and not isinstance(data[key], dict):
+            raise ValueError(
+                f"config file {path}: [{key}] must be a table, got {key} = {data[key]!r}; "
+                f"write its keys under a [{key}] line"
+            )
     return data
 
 
@@ -241,10 +247,22 @@ def _build(cls, data: Any, where: str):
         raise ValueError(f"[{where}] must be a table, got {data!r}")
     fields = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - fields)
+    place = f"in [{where}]" if where else "at the top of the file (before any [table])"
     if unknown:
-        place = f"in [{where}]" if where else "at the top of the file (before any [table])"
         raise ValueError(
             f"unknown key {', '.join(map(repr, unknown))} {place}; valid: {', '.join(sorted(fields))}"
+        )
+    missing = [
+        f.name
+        for f in dataclasses.fields(cls)
+        if f.name not in data
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+    ]
+    if missing:
+        raise ValueError(
+            f"missing key {', '.join(map(repr, missing))} {place}; each needs "
+            f"{', '.join(f.name for f in dataclasses.fields(cls))}"
         )
     return cls(**{k: _tupled(v) for k, v in data.items()})
 
@@ -264,7 +282,12 @@ def map_config(data: dict[str, Any]) -> MapConfig:
         bands = data["bands"]
         if not isinstance(bands, list) or not bands:
             raise ValueError("[[bands]] must be a non-empty array of tables (name, top, colour)")
-        kwargs["bands"] = tuple(_build(Band, b, "bands") for b in bands)
+        for band in bands:
+            if not isinstance(band, dict):
+                raise ValueError(
+                    f"[[bands]] must be an array of tables (name, top, colour), got an entry {band!r}"
+                )
+        kwargs["bands"] = tuple(_build(Band, b, "[bands]") for b in bands)
     if "biomes" in data:
         b = data["biomes"]
         if not isinstance(b, dict):

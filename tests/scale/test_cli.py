@@ -172,3 +172,49 @@ def test_ctrl_c_on_a_local_cluster_stops_at_once_in_one_line(tmp_path):
     done = subprocess.run(argv, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert zarr.open_group(out / "world.zarr", mode="r")["done"][:].all()
+
+
+def test_tiles_of_another_map_are_refused_not_kept(tmp_path):
+    """A rerun keeps the tiles already made only when they are this map's:
+    tiles/ left by another seed (its store removed, as the store's refusal
+    advises) is refused before any work, never published as this map's."""
+    out = tmp_path / "big"
+    args = ["map", "--width", "128", "--height", "96", "--block", "64", "--out", str(out),
+            "--export", "tiles"]  # fmt: skip
+    assert runner.invoke(app, [*args, "--seed", "1"]).exit_code == 0
+    before = {p: p.read_bytes() for p in (out / "tiles").rglob("*.png")}
+    import shutil
+
+    shutil.rmtree(out / "world.zarr")
+    result = runner.invoke(app, [*args, "--seed", "2"])
+    assert result.exit_code == 1
+    assert "tiles holds the tiles of another map" in result.output, result.output
+    assert "remove it or choose another --out" in result.output
+    assert not (out / "world.zarr").exists()  # refused before the blocks
+    assert {p: p.read_bytes() for p in (out / "tiles").rglob("*.png")} == before
+    # The same map's tiles (a run that stopped) are kept and completed.
+    (out / "tiles" / "0" / "0" / "0.png").unlink()
+    assert runner.invoke(app, [*args, "--seed", "1"]).exit_code == 0
+    assert {p: p.read_bytes() for p in (out / "tiles").rglob("*.png")} == before
+
+
+@pytest.mark.parametrize("case", ["tiles-file", "tiles-foreign", "cog-folder"])
+def test_an_output_that_cannot_go_where_it_goes_is_refused_before_the_blocks(tmp_path, case):
+    out = tmp_path / "big"
+    out.mkdir()
+    if case == "tiles-file":
+        (out / "tiles").write_text("mine")
+        export, said = "tiles", "tiles is a file"
+    elif case == "tiles-foreign":
+        (out / "tiles" / "0").mkdir(parents=True)
+        (out / "tiles" / "0" / "0").write_text("mine")
+        export, said = "tiles", "files that are not this map's tiles"
+    else:
+        (out / "world.tif").mkdir()
+        export, said = "cog", "world.tif is a folder"
+    args = ["map", "--width", "64", "--height", "64", "--out", str(out), "--export", export]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert said in result.output and "remove it or choose another --out" in result.output
+    assert "Errno" not in result.output
+    assert not (out / "world.zarr").exists()

@@ -16,7 +16,14 @@ try:  # typer, rich, numpy: Ctrl-C here is one line too
     from rich.markup import escape
 
     from worldgen.cli import _animate, _config, _map, _serve, _terrain, _world  # noqa: F401
-    from worldgen.cli._common import _err, _fail, app, leave_if_working
+    from worldgen.cli._common import (
+        _err,
+        _fail,
+        _interrupted,
+        _say_interrupted,
+        app,
+        leave_if_working,
+    )
 except KeyboardInterrupt:
     from worldgen.cli._interrupt import stopped_early
 
@@ -34,6 +41,7 @@ def run(argv: list[str] | None = None) -> int:
     little memory and unexpected errors (status 1; ``WORLDGEN_DEBUG=1``
     re-raises these to show the traceback).
     """
+    _interrupted[0] = False
     try:
         from worldgen._jit import interruptible
 
@@ -65,6 +73,11 @@ def run(argv: list[str] | None = None) -> int:
             highlight=False,
         )
         return 1
+    if code == 130 and not _interrupted[0]:
+        # Ctrl-C outside a command's handling (while it imports its modules,
+        # or prints what it wrote): typer ends the command with 130, silently.
+        # Sets are swapped in whole, so none is half-written.
+        _say_interrupted("nothing is left half-written")
     return code if isinstance(code, int) else 0
 
 

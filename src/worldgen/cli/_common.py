@@ -155,13 +155,23 @@ def _option(parameter: str) -> str:
 _USER_ERRORS = (ValueError, TypeError, OSError, MemoryError, KeyboardInterrupt)
 
 
+# Whether this run has said it was interrupted (see run: typer turns a
+# Ctrl-C outside a command's own handling into a silent exit 130).
+_interrupted: list[bool] = [False]
+
+
+def _say_interrupted(outcome: str) -> None:
+    _interrupted[0] = True
+    _err.print(f"[yellow]interrupted:[/yellow] {escape(outcome)}", highlight=False)
+
+
 def _fail(exc: BaseException, store: os.PathLike | None = None) -> typer.Exit:
     """Say what went wrong in one line (Ctrl-C: what the output directory
     holds; ``store``, a chunk store kept whatever happens); the exit to raise."""
     from worldgen.cli._interrupt import INTERRUPTED, outcome
 
     if isinstance(exc, KeyboardInterrupt):
-        _err.print(f"[yellow]interrupted:[/yellow] {escape(outcome(exc, store))}", highlight=False)
+        _say_interrupted(outcome(exc, store))
         return typer.Exit(INTERRUPTED)
     if isinstance(exc, MemoryError):
         why = f" ({exc})" if str(exc) else ""
@@ -227,6 +237,7 @@ def _progress() -> Progress:
         TimeElapsedColumn(),
         console=_err,
         transient=True,
+        disable=not _err.is_terminal,  # piped: plain log lines, no blank line at the end
     )
 
 
@@ -483,11 +494,7 @@ def _big(kind, settings, carving, out, window, export, dask, block) -> list[path
             )  # fmt: skip
         except KeyboardInterrupt:
             bar.stop()
-            _err.print(
-                "[yellow]interrupted:[/yellow] the blocks made are kept in world.zarr; "
-                "the same command resumes",
-                highlight=False,
-            )
+            _say_interrupted("the blocks made are kept in world.zarr; the same command resumes")
             raise typer.Exit(130) from None
 
 

@@ -147,7 +147,10 @@ def map_command(
     ] = None,
     tile: Annotated[
         int | None,
-        Opt(help="Also cut the heights into TILE x TILE PNGs under tiles/.", show_default="none"),
+        Opt(
+            help="Also cut the heights into TILE x TILE PNGs under tiles/ (at most 16384 of them).",
+            show_default="none",
+        ),
     ] = None,
     blend: Annotated[bool, Opt(help="Blend band colours instead of stepping them.")] = False,
     tileset: Annotated[

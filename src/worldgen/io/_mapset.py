@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import pathlib
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from worldgen._memory import MAP_BYTES_PER_CELL, TERRAIN_BYTES_PER_CELL, check_memory
+from worldgen._memory import (
+    MAP_BYTES_PER_CELL,
+    MESH_BYTES_PER_VERTEX,
+    TERRAIN_BYTES_PER_CELL,
+    check_memory,
+)
 from worldgen.io._heightmap import FORMATS, write_array, write_heightmap, write_tiles
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
@@ -32,6 +38,10 @@ STAGES = ("noise", "shaping", "climate", "classes", "clean-up", "pictures", "fil
 # The largest side of tilemap.png, in pixels (unless the map has more cells):
 # a bigger map is drawn with smaller tiles.
 PREVIEW_PIXELS = 2048
+# The most files ``tile`` may cut the heights into (a 4096 x 4096 map in
+# tiles of 32): each is written and synced on its own, about a minute for
+# these, and a 512 x 512 map in tiles of 1 (262,144 files) ran for hours.
+MAX_TILE_FILES = 16384
 # Eroded or deposited height shown at full strength in erosion.png: about
 # the 99th percentile with the default droplets.
 EROSION_SHOWN = 0.04
@@ -76,7 +86,8 @@ def write_map_set(
     maps in more formats (see :data:`worldgen.io.FORMATS`), each under its
     own name (:data:`HEIGHT_FILES`: ``height8.png``, ``height.raw``,
     ``height.r16``, ``height.tif``, ``height.npy``); ``tile`` also writes
-    the heights cut into ``tile`` x ``tile`` PNGs under ``tiles/``.
+    the heights cut into ``tile`` x ``tile`` PNGs under ``tiles/`` (at
+    most :data:`MAX_TILE_FILES` of them).
 
     The files are written aside and swapped in together, with the manifest
     ``worldgen-set.json`` last (see :func:`worldgen.io.output_set`): ``out``
@@ -103,7 +114,7 @@ def write_map_set(
         The files written, in order.
     """
     config = _check_options(config, formats, tile, relief)
-    _check_work(config, window=window)
+    _check_work(config, window=window, tile=tile)
     with output_set(out, command="map", about=_about(config)) as files:
         layers = make_layers(config, window, progress=progress)
         written = _write_layers(
@@ -128,13 +139,25 @@ def _check_work(
     terrain_config: TerrainConfig | None = None,
     *,
     window: Window | None = None,
+    tile: int | None = None,
+    meshes: Sequence[str] = (),
 ) -> None:
-    """Refuse, before any work, requests that would not fit in memory or
-    would run for hours (for ``window``, default the whole map)."""
+    """Refuse, before any work, requests that would not fit in memory (a
+    terrain's with its heaviest mesh format of ``meshes``) or would run for
+    hours (for ``window``, default the whole map), or cut the heights into
+    more than :data:`MAX_TILE_FILES` tiles."""
     if window is not None:
         check_instance(window, "window", Window)
     window = config.window if window is None else window
     w, h = window.width, window.height
+    if tile is not None and -(-w // tile) * -(-h // tile) > MAX_TILE_FILES:
+        least = max(1, math.isqrt(w * h // MAX_TILE_FILES))
+        while -(-w // least) * -(-h // least) > MAX_TILE_FILES:
+            least += 1
+        raise ValueError(
+            f"tile {tile} cuts this {w} x {h} map into {-(-w // tile) * -(-h // tile):,} "
+            f"files (at most {MAX_TILE_FILES:,}); use a tile of {least} or more"
+        )
     parameter, request, way_out = "width, height", f"a {w} x {h} map set", _TOO_BIG
     if terrain_config is None:
         need = MAP_BYTES_PER_CELL * w * h
@@ -150,6 +173,19 @@ def _check_work(
                 f"{grown // 2:,} more cells on each side)"
             )
             way_out = "use fewer thermal iterations (tens to hundreds are usual), or a smaller map"
+        heaviest = max(meshes, key=MESH_BYTES_PER_VERTEX.__getitem__, default="glb")
+        stride = terrain_config.stride
+        mesh_need = MESH_BYTES_PER_VERTEX[heaviest] * -(-w // stride) * -(-h // stride)
+        if mesh_need:
+            parameter += ", mesh"
+            article = "an" if heaviest in ("obj", "stl") else "a"
+            request += f"{' and' if grown else ' with'} {article} {heaviest.upper()} mesh"
+            if mesh_need > need:
+                way_out = (
+                    "write the mesh as glb (made a band of rows at a time), keep every "
+                    "n-th sample with --stride n, or make a smaller map"
+                )
+            need += mesh_need
         for name, side in (("width", w), ("height", h)):
             if side < 2:
                 raise ValueError(
@@ -184,6 +220,8 @@ def _check_options(config: MapConfig, formats, tile, relief) -> MapConfig:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if tile is not None and (isinstance(tile, bool) or not isinstance(tile, int) or tile < 1):
         raise ValueError(f"tile must be a positive integer, got {tile!r}")
+    if tile is not None and tile > 2**20:  # as write_tiles takes it, after the work
+        raise ValueError(f"tile must be a positive integer up to {2**20}, got {tile!r}")
     return config if relief is None else dataclasses.replace(config, relief=relief)
 
 
@@ -306,7 +344,7 @@ def write_terrain_set(
     for fmt in _names(meshes, "meshes"):
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
-    _check_work(config, terrain_config, window=window)
+    _check_work(config, terrain_config, window=window, tile=tile, meshes=meshes)
     window = config.window if window is None else window
     with output_set(out, command="terrain", about=_about(config)) as files:
         written = _write_terrain(

@@ -15,6 +15,9 @@ BIG_FORMATS = ("zarr", "cog", "tiles")
 STORE = "world.zarr"
 COG = "world.tif"
 TILES = "tiles"
+TILES_SOURCE = ".worldgen-source.json"
+"""In ``tiles/``: which store the tiles were cut from, written before the
+first tile, so that a rerun keeps only tiles of the same map."""
 DASK_CELLS = 4096 * 4096
 """Maps of more cells than this run on a local Dask cluster unless told."""
 
@@ -46,7 +49,11 @@ def write_big_set(
     partial files a killed run left (``.world.tif.*.part*``, half-written
     tiles), and drops from ``worldgen-set.json`` the sets these outputs
     replace; once every output is complete, it records them there (each
-    file's size and SHA-256, as every set of worldgen's).
+    file's size and SHA-256, as every set of worldgen's). Before any work it
+    refuses a ``world.tif`` that is a folder, a ``tiles`` that is a file, and
+    a ``tiles/`` holding tiles of another map (its ``.worldgen-source.json``
+    names the store they were cut from) or files worldgen did not write: a
+    rerun keeps the tiles already made only when they are this map's.
     """
     from worldgen.io._outset import _locked, check_output_dir, forget_sets, record_set
 
@@ -57,10 +64,16 @@ def write_big_set(
     out = check_output_dir(out)
     window = config.window if window is None else window
     names = [STORE, *([COG] if "cog" in formats else []), *([TILES] if "tiles" in formats else [])]
+    source = None
+    if "tiles" in formats:
+        source = _tiles_source(kind, config, terrain_config, window, block)
     with _locked(out, "out"):
+        _check_targets(out, formats, source)
         _remove_partials(out)
         forget_sets(out, names)
-        written = _write(kind, config, terrain_config, out, formats, window, block, dask, progress)
+        written = _write(
+            kind, config, terrain_config, out, formats, window, block, dask, progress, source
+        )
         files = [
             p.relative_to(out).as_posix()
             for name in names
@@ -84,6 +97,52 @@ def _about(config, window, block: int) -> str:
     )
 
 
+def _tiles_source(kind, config, terrain_config, window, block) -> dict:
+    """What ``tiles/`` records of the store its tiles are cut from: the
+    store's identity without the config itself (its SHA-256 stands for it)."""
+    from worldgen.scale._store import _identity
+
+    if kind == "terrain" and terrain_config is None:
+        from worldgen.products import TerrainConfig
+
+        terrain_config = TerrainConfig()
+    identity = _identity(kind, config, terrain_config, window, block)
+    return {k: v for k, v in identity.items() if k != "config"}
+
+
+def _check_targets(out: pathlib.Path, formats: Sequence[str], source: dict | None) -> None:
+    """Refuse, before any work, outputs that cannot be written where they
+    go, and a ``tiles/`` whose tiles a rerun would keep though they are not
+    this map's."""
+    cog, tiles = out / COG, out / TILES
+    if "cog" in formats and cog.is_dir():
+        raise IsADirectoryError(
+            f"out: {cog} is a folder, where the COG goes; remove it or choose another --out"
+        )
+    if "tiles" not in formats or not os.path.lexists(tiles):
+        return
+    if not tiles.is_dir():
+        raise NotADirectoryError(
+            f"out: {tiles} is a file, where the tile pyramid's folder goes; remove it or "
+            "choose another --out"
+        )
+    try:
+        found = json.loads((tiles / TILES_SOURCE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        found = None
+    if found == source:
+        return  # this map's tiles, from a run that stopped: kept
+    if found is None and not any(tiles.iterdir()):
+        return
+    what = (
+        "the tiles of another map" if found is not None else "files that are not this map's tiles"
+    )
+    raise FileExistsError(
+        f"out: {tiles} holds {what}, which this map's pyramid would be mixed with; "
+        "remove it or choose another --out"
+    )
+
+
 def _remove_partials(out: pathlib.Path) -> None:
     """The partial files of a killed run: the COG's staged copies (GDAL's
     ``.ovr.tmp`` among them) and the tile pyramid's unfinished tiles."""
@@ -95,8 +154,9 @@ def _remove_partials(out: pathlib.Path) -> None:
             part.unlink(missing_ok=True)
 
 
-def _write(kind, config, terrain_config, out, formats, window, block, dask, progress):
+def _write(kind, config, terrain_config, out, formats, window, block, dask, progress, source):
     from worldgen.io import write_cog, write_tile_pyramid
+    from worldgen.io._atomic import atomic_output
     from worldgen.scale._cluster import ENV, connect
 
     if dask is None:
@@ -138,5 +198,9 @@ def _write(kind, config, terrain_config, out, formats, window, block, dask, prog
             )
         )
     if "tiles" in formats:
+        marker = out / TILES / TILES_SOURCE
+        if not marker.is_file():  # before the first tile
+            with atomic_output(marker) as tmp:
+                tmp.write_text(json.dumps(source, sort_keys=True), encoding="utf-8")
         written.append(write_tile_pyramid(out / TILES, group["colour"], progress=stage("tiles")))
     return written
