@@ -209,7 +209,8 @@ def test_a_local_cluster_takes_no_fixed_port():
         taken.close()
 
 
-def test_dask_tasks_are_squares_of_neighbouring_blocks():
+def test_dask_tasks_are_squares_of_neighbouring_blocks(monkeypatch):
+    monkeypatch.setattr(_store, "TASK_SIDE", 2)
     every = _store.blocks(Window(0, 0, 5 * 64, 3 * 64), 64)
     todo = [item for item in every if item[0] not in {(0, 2), (1, 4), (2, 0)}]  # done before
     runs = _store._tasks(todo)
