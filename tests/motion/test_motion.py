@@ -218,6 +218,11 @@ def test_wobble_leaves_input_alone():
         ([[0, 0], [1, 1]], {"amplitude": -1.0}, ValueError, r"amplitude must be a finite"),
         ([[0, 0], [1, 1]], {"wavelength": 0.0}, ValueError, r"wavelength must be a finite"),
         ([[0, 0], [1e9, 0]], {"wavelength": 1.0}, ValueError, r"raise wavelength"),
+        # A tiny wavelength: the count overflowed an integer (or the spacing
+        # was 0) before the limit was checked.
+        ([[0, 0], [1, 1]], {"wavelength": 5e-324}, ValueError, r"more than 1e308 points"),
+        ([[0, 0], [1, 1]], {"wavelength": 1e-310}, ValueError, r"raise wavelength to at least"),
+        ([[0, 0], [1, 1]], {"wavelength": 1e-300}, ValueError, r"into 1.13e\+301 points"),
         ([[0, 0], [1, 1]], {"seed": 1.5}, TypeError, r"seed"),
     ],
 )

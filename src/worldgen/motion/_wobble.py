@@ -101,17 +101,23 @@ def wobble(
     if length == 0.0:
         raise ValueError("points must span a non-zero length; all vertices coincide")
     spacing = wavelength / SAMPLES_PER_WAVELENGTH
+    # The count in floats first: a tiny wavelength makes it overflow an
+    # integer (or the spacing 0).
+    count = length / spacing + 1.0 if spacing > 0.0 else math.inf
+    if count < 2.0 * MAX_POINTS:
+        count = math.ceil(length / spacing) + 1
+    if count + len(points) > MAX_POINTS:
+        needed = length * SAMPLES_PER_WAVELENGTH / (MAX_POINTS - len(points) - 2)
+        many = f"{count:.3g}" if math.isfinite(count) else "more than 1e308"
+        raise ValueError(
+            f"wobble would resample the line into {many} points (limit {MAX_POINTS:,}); "
+            f"raise wavelength to at least {needed * 1.001:.3g}"
+        )
     shortest = float(steps[steps > 0.0].min())
     if not spacing * 1e-9 < shortest:  # else real vertices would pass for near-duplicates
         raise ValueError(
             f"wavelength={wavelength!r} is too long for a line whose shortest segment is "
             f"{shortest:g} long: keep wavelength below 8e9 times that segment"
-        )
-    count = math.ceil(length / spacing) + 1
-    if count + len(points) > MAX_POINTS:
-        raise ValueError(
-            f"wobble would resample the line into {count} points (limit {MAX_POINTS}); "
-            "raise wavelength"
         )
     s = np.union1d(np.linspace(0.0, length, count), vertices)
     s = s[np.concatenate([[True], np.diff(s) > spacing * 1e-9])]  # no near-duplicates
