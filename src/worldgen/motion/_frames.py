@@ -278,7 +278,7 @@ def _check_frames_memory(per_pixel: int, frames: int, width: int, height: int) -
         per_pixel * frames * width * height,
         "frames, width, height",
         f"{frames:,} frames of {width} x {height}",
-        "make fewer or smaller frames, or make the animation in pieces (start=...)",
+        "make fewer or smaller frames (from Python, make the animation in pieces: start=...)",
     )
 
 
