@@ -20,12 +20,13 @@ TERRAIN_BYTES_PER_CELL = 176
 """A terrain set (:func:`worldgen.io.write_terrain_set`): about 150 bytes per
 cell from 1024 x 1024 up (110 at 4096 x 4096); smaller maps need more per
 cell (the erosion halo around them), but little in all."""
-MESH_BYTES_PER_VERTEX = {"glb": 0, "ply": 250, "stl": 670, "obj": 1450}
+MESH_BYTES_PER_VERTEX = {"glb": 0, "obj": 0, "ply": 250, "stl": 670}
 """A terrain set's mesh, more than :data:`TERRAIN_BYTES_PER_CELL`, per
-vertex: a GLB is made a band of rows at a time (nothing more); trimesh
-writes the others from the whole mesh, the OBJ as one string of every
-number (about 1,250 bytes a vertex more at 1024 x 1024 and 2048 x 2048,
-the STL 570, the PLY 210)."""
+vertex: a GLB or an OBJ is made and written a band of rows at a time
+(nothing more); trimesh writes the others from the whole mesh (about 570
+bytes a vertex more for the STL, 210 for the PLY, at 1024 x 1024 and 2048 x
+2048). An OBJ through trimesh, as one string of every number, took 1,250
+more."""
 WORLD_CHUNK_COPIES = 3.5
 """A world set holds each chunk's blocks about 3 times (the chunks, the
 assembled block array and the pictures; an export's surface masks are made

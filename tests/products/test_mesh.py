@@ -148,3 +148,86 @@ def test_glb_is_the_bytes_trimesh_writes(tmp_path, monkeypatch, shape, stride, t
     for mesh in (heightfield_mesh(heights, **options), heightfield_surface(heights, **options)):
         (path,) = write_mesh(tmp_path / "m.glb", mesh, texture=texture)
         assert path.read_bytes() == expected
+
+
+@pytest.mark.parametrize("textured", [True, False])
+def test_obj_is_written_band_by_band_as_trimesh_reads_it(tmp_path, monkeypatch, textured):
+    # An OBJ of a surface, written a band of 7 rows at a time (each band's
+    # v, vt and vn lines, then the faces), reads back as the whole mesh's
+    # (trimesh's reader): its vertices, unit normals, faces and UVs.
+    from trimesh.exchange.obj import load_obj
+
+    monkeypatch.setattr(mesh_io, "BAND_ROWS", 7)
+    texture = TEXTURE if textured else None
+    mesh = heightfield_mesh(HEIGHTS, multiplier=8.0, cell_size=0.5)
+    whole = write_mesh(tmp_path / "whole.obj", mesh, texture=texture)
+    banded = write_mesh(
+        tmp_path / "banded.obj", heightfield_surface(HEIGHTS, multiplier=8.0, cell_size=0.5),
+        texture=texture,
+    )  # fmt: skip
+    lines = banded[0].read_text().splitlines()
+    kinds = [line.split(" ")[0] for line in lines if line[:2] in ("v ", "vn")]
+    assert (
+        kinds.count("v") == len(mesh.vertices) and kinds[7 * 33] == "vn"
+    )  # a band, then its normals
+    assert sorted(whole[0].read_text().splitlines()) == sorted(
+        line.replace("banded", "whole") for line in lines
+    )
+    assert [f.name for f in banded] == (
+        ["banded.obj", "banded.mtl", "banded_texture.png"] if textured else ["banded.obj"]
+    )
+    with open(banded[0]) as f:
+        (back,) = load_obj(f, resolver=trimesh.resolvers.FilePathResolver(banded[0]))[
+            "geometry"
+        ].values()
+    unit = mesh.normals / np.linalg.norm(mesh.normals, axis=1)[:, None]
+    assert np.allclose(back["vertices"], mesh.vertices, rtol=0, atol=1e-8)
+    assert np.allclose(back["vertex_normals"], unit, rtol=0, atol=1e-8)
+    assert np.array_equal(back["faces"], mesh.faces)
+    if textured:
+        assert np.allclose(back["visual"].uv, mesh.uvs, rtol=0, atol=1e-8)
+        image = back["visual"].material.image
+        assert np.array_equal(np.asarray(image.convert("RGB")), TEXTURE)
+
+
+def test_an_obj_stopped_between_bands_leaves_no_file(tmp_path, monkeypatch):
+    # Ctrl-C is heard between bands (trimesh formatted a 2048 x 2048 OBJ in
+    # one call of about a minute); nothing is left half-written.
+    from worldgen.io import _obj
+
+    monkeypatch.setattr(mesh_io, "BAND_ROWS", 5)
+    calls = []
+    rows = _obj._rows
+
+    def stop_at_the_fourth(*args):
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return rows(*args)
+
+    monkeypatch.setattr(_obj, "_rows", stop_at_the_fourth)
+    surface = heightfield_surface(HEIGHTS, multiplier=8.0)
+    with pytest.raises(KeyboardInterrupt):
+        write_mesh(tmp_path / "m.obj", surface, texture=TEXTURE)
+    assert len(calls) == 4 and not any(tmp_path.iterdir())
+
+
+def test_obj_numbers_are_those_of_python_formatting():
+    from worldgen.io import _obj
+
+    rng = np.random.default_rng(7)
+    fixed = np.concatenate(
+        [rng.normal(0.0, 10.0 ** rng.integers(-9, 9, (200, 1)), (200, 3)),
+         [[0.0, -0.0, -1e-12], [5e-9, -5e-9, 123456789.5]]]
+    )  # fmt: skip
+    # Past fixed point (|x| * 10**8 near 2**63): Python's formatting.
+    beyond = np.array([[1e13, -2.5, 0.25]])
+    for values in (fixed, beyond):
+        text = _obj._rows(values, b"v ").decode().splitlines()
+        assert len(text) == len(values)
+        for line, row in zip(text, values, strict=True):
+            head, *numbers = line.split(" ")
+            assert head == "v" and all(len(n.split(".")[1]) == _obj.DECIMALS for n in numbers)
+            assert np.allclose([float(n) for n in numbers], row, rtol=1e-15, atol=0.6e-8), line
+    # No negative zero from values that round to 0.
+    assert _obj._rows(np.array([[-0.0, -1e-12]]), b"v ") == b"v 0.00000000 0.00000000\n"

@@ -182,8 +182,8 @@ def _check_work(
             request += f"{' and' if grown else ' with'} {article} {heaviest.upper()} mesh"
             if mesh_need > need:
                 way_out = (
-                    "write the mesh as glb (made a band of rows at a time), keep every "
-                    "n-th sample with --stride n, or make a smaller map"
+                    "write the mesh as glb or obj (made a band of rows at a time), keep "
+                    "every n-th sample with --stride n, or make a smaller map"
                 )
             need += mesh_need
         for name, side in (("width", w), ("height", h)):

@@ -1,9 +1,8 @@
-"""Meshes as files game engines import: GLB written here, OBJ, PLY and STL
-through trimesh."""
+"""Meshes as files game engines import: GLB and OBJ written here, a band of
+rows at a time; PLY and STL through trimesh."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import pathlib
@@ -14,6 +13,7 @@ from PIL import Image
 
 from worldgen.io._atomic import atomic_output
 from worldgen.io._image import png_bytes
+from worldgen.io._obj import write_obj
 from worldgen.noise._validate import check_instance
 from worldgen.products._mesh import Mesh, Surface
 
@@ -53,13 +53,14 @@ def write_mesh(
     """Write ``mesh`` in the format its suffix names: ``.glb`` (binary glTF,
     texture embedded), ``.obj`` (with ``.mtl`` and a PNG texture beside it),
     ``.ply`` (binary, vertex colours sampled from the texture) or ``.stl``
-    (binary, geometry only). Written atomically; GLB here, the others by
-    trimesh.
+    (binary, geometry only). Written atomically; GLB and OBJ here, the
+    others by trimesh.
 
     ``mesh`` may be a :class:`~worldgen.products.Surface` (see
-    :func:`~worldgen.products._mesh.heightfield_surface`): a GLB is then
-    made and written a band of rows at a time, holding about 32 bytes a
-    vertex instead of the whole mesh (112).
+    :func:`~worldgen.products._mesh.heightfield_surface`): a GLB or an OBJ
+    is then made and written a band of rows at a time, holding about 32
+    bytes a vertex (GLB) or a band's text (OBJ) instead of the whole mesh
+    (112 bytes a vertex).
 
     Returns
     -------
@@ -84,37 +85,22 @@ def write_mesh(
         with atomic_output(target) as tmp:
             _write_glb(tmp, mesh, texture)
         return [target]
+    if fmt == "obj":
+
+        def bands():
+            for vertices, normals, uvs in _bands(mesh):
+                yield vertices, _unit(normals), uvs
+
+        return write_obj(target, bands, lambda: _face_bands(mesh), texture)
     if isinstance(mesh, Surface):
         mesh = mesh.mesh()
-    scene = to_trimesh(mesh, texture if fmt in ("glb", "obj") else None)
+    scene = to_trimesh(mesh, texture if fmt == "glb" else None)
     if fmt == "ply" and texture is not None:
         scene.visual.vertex_colors = _sample(texture, mesh.uvs)
-    if fmt != "obj":
-        data = scene.export(file_type=fmt)
-        with atomic_output(target) as tmp:
-            tmp.write_bytes(data if isinstance(data, bytes) else data.encode())
-        return [target]
-    from trimesh.exchange.obj import export_obj
-
-    mtl = f"{target.stem}.mtl"
-    text, extras = export_obj(
-        scene, include_normals=True, include_texture=True, return_texture=True, mtl_name=mtl
-    )
-    # Name the texture after the mesh, so that meshes sharing a folder keep
-    # their own textures.
-    files = {target.name: text.encode()}
-    renames = {n: f"{target.stem}_texture{pathlib.Path(n).suffix}" for n in extras if n != mtl}
-    for name, data in extras.items():
-        if name == mtl:
-            for old, new in renames.items():
-                data = data.replace(old.encode(), new.encode())
-        files[renames.get(name, name)] = data
-    written = [target.with_name(name) for name in files]
-    with contextlib.ExitStack() as stack:
-        for name, data in files.items():
-            tmp = stack.enter_context(atomic_output(target.with_name(name)))
-            tmp.write_bytes(data)
-    return written
+    data = scene.export(file_type=fmt)
+    with atomic_output(target) as tmp:
+        tmp.write_bytes(data if isinstance(data, bytes) else data.encode())
+    return [target]
 
 
 def _sample(texture: np.ndarray, uvs: np.ndarray) -> np.ndarray:
