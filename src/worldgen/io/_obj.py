@@ -27,6 +27,9 @@ from worldgen.io._image import png_bytes
 DECIMALS = 8
 # Fixed-point numbers as int64: |x| * 10**DECIMALS must stay below 2**63.
 _LARGEST = 9.0e18 / 10**DECIMALS
+# The most bytes a number takes: a sign, up to 11 digits before the point
+# (|x| < 9e10), the point, the decimals and the space or newline after it.
+_NUMBER_BYTES = 14 + DECIMALS
 _MATERIAL = "terrain"
 
 
@@ -108,7 +111,7 @@ def _rows(values: np.ndarray, prefix: bytes) -> bytes:
             prefix.decode() + " ".join(f"{v:.{DECIMALS}f}" for v in row) + "\n" for row in values
         )
         return text.encode()
-    out = np.empty(values.shape[0] * (len(prefix) + values.shape[1] * (DECIMALS + 22)), np.uint8)
+    out = np.empty(values.shape[0] * (len(prefix) + values.shape[1] * _NUMBER_BYTES), np.uint8)
     n = _write_rows(values, np.frombuffer(prefix, np.uint8), DECIMALS, out)
     return out[:n].tobytes()
 

@@ -899,7 +899,7 @@ def erode_cells(
         work ends with :class:`ErosionStopped` (for worker threads, which
         Ctrl-C does not reach).
     progress : callable, optional
-        ``progress(done, total)`` after each slice.
+        ``progress(done, total)`` after each band of droplets is added in.
 
     Returns
     -------
