@@ -152,10 +152,22 @@ def test_an_interrupted_run_over_a_set_says_it_keeps_the_previous_files(tmp_path
     )
 
 
-def test_an_interrupted_first_map_says_nothing_was_written(tmp_path, monkeypatch):
+def _wrapped_ctrl_c():
+    # What Python raises for a Ctrl-C inside a class body's __set_name__
+    # (it landed in numpy's import of finfo once).
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as exc:
+        raise RuntimeError("Error calling __set_name__ on 'cached_property'") from exc
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_an_interrupted_first_map_says_nothing_was_written(tmp_path, monkeypatch, wrapped):
     from worldgen.io import _mapset
 
     def stop(*args, **kwargs):
+        if wrapped:
+            _wrapped_ctrl_c()
         raise KeyboardInterrupt
 
     monkeypatch.setattr(_mapset, "make_layers", stop)
@@ -167,6 +179,27 @@ def test_an_interrupted_first_map_says_nothing_was_written(tmp_path, monkeypatch
     (out / "mine").mkdir(parents=True)  # a folder with files of its own keeps them
     result = runner.invoke(app, ["map", "--width", "8", "--height", "8", "--out", str(out)])
     assert error_line(result) == "interrupted: the output directory keeps its previous files"
+
+
+def test_ctrl_c_wrapped_in_another_error_is_still_ctrl_c(monkeypatch, capsys):
+    import worldgen._jit
+    from worldgen.cli import main, run
+    from worldgen.cli._interrupt import caused_by_ctrl_c
+
+    with pytest.raises(RuntimeError) as caught:
+        _wrapped_ctrl_c()
+    assert caused_by_ctrl_c(caught.value) and caused_by_ctrl_c(KeyboardInterrupt())
+    assert not caused_by_ctrl_c(RuntimeError("not Ctrl-C"))
+    # The start-up (a few tenths of a second of imports) and a command.
+    monkeypatch.setattr(worldgen._jit, "skip_blas_probe", _wrapped_ctrl_c)
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 130
+    assert capsys.readouterr().err.strip() == "interrupted: nothing was written"
+    # A command's own imports (run() answers what the commands do not).
+    monkeypatch.setattr("typer.main.get_command", lambda app: _wrapped_ctrl_c())
+    assert run(["map"]) == 130
+    assert capsys.readouterr().err.strip() == "interrupted: nothing was written"
 
 
 # The child says when the interpreter has started, before its first import

@@ -61,6 +61,8 @@ import numpy as np
 from numba.core import errors, types
 from numba.core.registry import CPUDispatcher
 
+from worldgen._ctrl_c import caused_by_ctrl_c
+
 OPTIONS = {"cache": True, "fastmath": False, "error_model": "numpy", "nogil": True}
 
 
@@ -147,12 +149,13 @@ def interruptible() -> Iterator[None]:
 
     A signal handled while a parallel kernel runs reaches Python as a
     ``SystemError`` ("returned a result with an exception set") around the
-    ``KeyboardInterrupt``; it is re-raised as what it is.
+    ``KeyboardInterrupt`` (and one that lands in a class body, as numba
+    compiles, a ``RuntimeError``); it is re-raised as what it is.
     """
     try:
         yield
-    except SystemError as exc:
-        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+    except Exception as exc:
+        if caused_by_ctrl_c(exc):
             raise KeyboardInterrupt from None
         raise
 

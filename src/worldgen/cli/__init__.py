@@ -24,10 +24,13 @@ try:  # typer, rich, numpy: Ctrl-C here is one line too
         app,
         leave_if_working,
     )
-except KeyboardInterrupt:
-    from worldgen.cli._interrupt import stopped_early
+    from worldgen.cli._interrupt import caused_by_ctrl_c
+except BaseException as exc:
+    from worldgen.cli._interrupt import caused_by_ctrl_c, stopped_early
 
-    raise stopped_early() from None
+    if caused_by_ctrl_c(exc):
+        raise stopped_early() from None
+    raise
 
 # Click's base of usage errors, wherever this typer version keeps click.
 _ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -65,6 +68,8 @@ def run(argv: list[str] | None = None) -> int:
     except MemoryError as exc:
         return _fail(exc).exit_code
     except Exception as exc:
+        if caused_by_ctrl_c(exc):  # Ctrl-C wrapped in another error by Python
+            return _fail(KeyboardInterrupt()).exit_code
         if os.environ.get("WORLDGEN_DEBUG"):
             raise
         _err.print(
@@ -86,7 +91,9 @@ def main() -> None:
         from worldgen._jit import skip_blas_probe  # numba: a few tenths of a second
 
         skip_blas_probe()
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        if not caused_by_ctrl_c(exc):
+            raise
         sys.exit(_fail(KeyboardInterrupt()).exit_code)
     code = run()
     # The work is done (or stopped): a Ctrl-C while the interpreter exits

@@ -10,6 +10,10 @@ from __future__ import annotations
 import os
 import sys
 
+from worldgen._ctrl_c import caused_by_ctrl_c
+
+__all__ = ["INTERRUPTED", "caused_by_ctrl_c", "outcome", "stopped_early"]
+
 INTERRUPTED = 130
 """The exit status after Ctrl-C (128 + SIGINT)."""
 

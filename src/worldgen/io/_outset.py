@@ -35,6 +35,7 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 
+from worldgen._ctrl_c import caused_by_ctrl_c
 from worldgen.io._atomic import atomic_output
 
 try:
@@ -187,7 +188,7 @@ def output_set(
         if made:  # leave no empty directory behind a failed first run
             with contextlib.suppress(OSError):
                 path.rmdir()
-        if isinstance(exc, SavedInterrupt) or not _is_interrupt(exc):
+        if isinstance(exc, SavedInterrupt) or not caused_by_ctrl_c(exc):
             raise
         if committed:  # Ctrl-C as the staging folder went
             raise SavedInterrupt from None
@@ -197,14 +198,6 @@ def output_set(
 def _holds_files(path: pathlib.Path) -> bool:
     """Whether ``path`` holds anything but staging folders."""
     return any(not entry.name.startswith(_STAGING) for entry in path.iterdir())
-
-
-def _is_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` is Ctrl-C, or the ``SystemError`` a compiled kernel
-    raises around it (see :func:`worldgen._jit.interruptible`)."""
-    if isinstance(exc, SystemError):
-        exc = exc.__cause__ or exc.__context__
-    return isinstance(exc, KeyboardInterrupt)
 
 
 def check_targets(out: pathlib.Path, names: Iterable[str], name: str = "out") -> None:
