@@ -116,15 +116,25 @@ def test_presets(tmp_path):
 
 def test_bad_parameters_give_one_red_line_and_exit_1(tmp_path):
     for args, message in (
-        (["--octaves", "40"], "error: octaves must be an integer from 1 to 32, got 40"),
-        (["--scale", "0"], "error: scale must be a finite number > 0"),
+        (["--octaves", "40"], "error: --octaves must be an integer from 1 to 32, got 40"),
+        (["--scale", "0"], "error: --scale must be a finite number > 0"),
         (["--config", str(tmp_path / "nope.toml")], "error: config file not found"),
-        (["--tile", "0"], "error: tile must be a positive integer"),
+        (["--tile", "0"], "error: --tile must be a positive integer"),
+        (["--lake-size", "-1"], "error: --lake-size must be an integer from 0"),
+        (["--preset", "classic", "--mask-radius", "-5"], "error: --mask-radius must be a"),
+        (["--preset", "classic", "--power", "-1"], "error: --power must be a finite"),
     ):
         result = runner.invoke(app, ["map", "--out", str(tmp_path / "x"), *SMALL, *args])
         assert result.exit_code == 1, result.output
         assert message in result.output
         assert len(result.output.strip().splitlines()) == 1
+    # The same errors from a config file name its key.
+    wide = tmp_path / "wide.toml"
+    wide.write_text("[terrain]\nwidth = 0\n")
+    result = runner.invoke(app, ["map", "--out", str(tmp_path / "x"), "--config", str(wide)])
+    assert result.output.startswith("error: width must be an integer from 1"), result.output
+    result = runner.invoke(app, ["terrain", "--out", str(tmp_path / "x"), "--droplets", "-1"])
+    assert result.output.startswith("error: --droplets must be an integer from 0"), result.output
     bad = tmp_path / "bad.toml"
     bad.write_text("[terrain]\nsead = 1\n")
     result = runner.invoke(app, ["map", "--out", str(tmp_path / "x"), "--config", str(bad)])
@@ -150,10 +160,10 @@ def test_a_tile_cutting_too_many_files_is_refused_before_any_work(tmp_path):
 def test_options_that_would_be_ignored_are_refused(tmp_path, command):
     # --block without the block-by-block exports, and --tile with them,
     # were silently ignored.
-    cases = [(["--block", "512"], "error: block applies only with --export zarr, cog or tiles")]
+    cases = [(["--block", "512"], "error: --block applies only with --export zarr, cog or tiles")]
     if command == "map":
         cases.append(
-            (["--tile", "32", "--export", "zarr"], "error: tile cuts the map set's heights")
+            (["--tile", "32", "--export", "zarr"], "error: --tile cuts the map set's heights")
         )
     for args, message in cases:
         out = tmp_path / "x"
@@ -206,7 +216,7 @@ def test_terrain_writes_the_map_set_eroded_map_and_glb(tmp_path):
     with Image.open(tmp_path / "eroded.png") as image:
         assert image.size == (96, 64) and image.mode == "I;16"
     bad = runner.invoke(app, ["terrain", "--out", str(tmp_path / "x"), *SMALL, "--dla", "2"])
-    assert bad.exit_code == 1 and "error: dla must be a number from 0 to 1" in bad.output
+    assert bad.exit_code == 1 and "error: --dla must be a number from 0 to 1" in bad.output
     assert not (tmp_path / "x").exists()
 
 

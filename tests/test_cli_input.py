@@ -223,7 +223,7 @@ def test_ctrl_c_outside_a_commands_own_handling_is_one_line(monkeypatch, capsys,
 def test_an_error_during_the_stages_is_one_line_when_piped(capsys, tmp_path):
     # The progress bar, stopped when piped, wrote a blank line before it.
     assert cli.run(["map", "--tile", "0", "--out", str(tmp_path / "m")]) == 1
-    assert capsys.readouterr().err == "error: tile must be a positive integer, got 0\n"
+    assert capsys.readouterr().err == "error: --tile must be a positive integer, got 0\n"
 
 
 def test_a_full_disk_is_one_line_naming_the_output(monkeypatch, capsys, tmp_path):

@@ -85,7 +85,7 @@ def test_tileset_and_tile_size_options(tmp_path, kind, columns):
 def test_bad_tileset_options_fail_with_one_line(tmp_path):
     result = runner.invoke(app, ["map", "--out", str(tmp_path), *SMALL, "--tile-size", "2"])
     assert result.exit_code == 1
-    assert "tile_size must be an integer from 4 to 256" in result.output
+    assert "--tile-size must be an integer from 4 to 256" in result.output
     assert not (tmp_path / "tilemap.json").exists()
     result = runner.invoke(app, ["map", "--out", str(tmp_path), "--tileset", "hex"])
     assert result.exit_code == 2

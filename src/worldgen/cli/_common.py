@@ -134,12 +134,12 @@ def _big_export(export, block: int | None, tile: int | None = None) -> bool:
     big = bool(_BIG & {f.value for f in export or []})
     if block is not None and not big:
         raise ValueError(
-            "block applies only with --export zarr, cog or tiles (the map made block by "
+            "--block applies only with --export zarr, cog or tiles (the map made block by "
             "block); add one of them or leave --block out"
         )
     if tile is not None and big:
         raise ValueError(
-            "tile cuts the map set's heights and does not apply with --export zarr, cog or "
+            "--tile cuts the map set's heights and does not apply with --export zarr, cog or "
             "tiles (their tiles/ is a z/x/y pyramid); leave --tile out or run twice"
         )
     return big
@@ -165,10 +165,38 @@ def _say_interrupted(outcome: str) -> None:
     _err.print(f"[yellow]interrupted:[/yellow] {escape(outcome)}", highlight=False)
 
 
-def _fail(exc: BaseException, store: os.PathLike | None = None) -> typer.Exit:
+def _given(options: dict[str, Any], **phrases: str) -> dict[str, str]:
+    """The options given (not None) among ``options`` (parameter name ->
+    value), as what the library's errors begin with -> the option: for
+    :func:`_fail`. ``phrases``: a parameter whose errors begin with other
+    words (``mask_radius="mask radius"``)."""
+    return {
+        phrases.get(name, name): _option(name)
+        for name, value in options.items()
+        if value is not None
+    }
+
+
+def _fail(
+    exc: BaseException,
+    store: os.PathLike | None = None,
+    options: dict[str, str] | None = None,
+) -> typer.Exit:
     """Say what went wrong in one line (Ctrl-C: what the output directory
-    holds; ``store``, a chunk store kept whatever happens); the exit to raise."""
+    holds; ``store``, a chunk store kept whatever happens); the exit to raise.
+
+    ``options`` (see :func:`_given`): an error that begins with a parameter
+    the user gave as an option names the option (``--lake-size must be``,
+    not ``lake_size must be``); the same errors from a config file keep the
+    file's key."""
     from worldgen.cli._interrupt import INTERRUPTED, outcome
+
+    if options and type(exc) in (ValueError, TypeError):
+        text = str(exc)
+        for said in sorted(options, key=len, reverse=True):
+            if text.startswith((f"{said} ", f"{said}:")):
+                exc = type(exc)(options[said] + text[len(said) :])
+                break
 
     if isinstance(exc, KeyboardInterrupt):
         _say_interrupted(outcome(exc, store))

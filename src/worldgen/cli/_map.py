@@ -32,6 +32,7 @@ from worldgen.cli._common import (
     _described,
     _err,
     _fail,
+    _given,
     _globally,
     _map_window,
     _ocean_note,
@@ -170,6 +171,13 @@ def map_command(
     """Write a map set: 16-bit heights, shaded colour map, biome map and legend, tilemap (Tiled JSON with its tileset, CSV, PNG).
 
     With --export zarr, cog or tiles, write instead world.zarr (every layer, made block by block, resumable), world.tif (a Cloud-Optimized GeoTIFF of the heights) and tiles/ (a z/x/y pyramid of the colour map): for maps of any size, on Dask if asked."""
+    # Errors about a parameter given here name its option (the first statement:
+    # locals() holds the options alone).
+    named = _given(
+        {k: v for k, v in locals().items() if k != "config"},
+        mask_radius="mask radius",
+        power="curve power",
+    )
     from worldgen.config import map_config, merge, preset_is_world
     from worldgen.io import write_map_set
     from worldgen.io._mapset import STAGES
@@ -239,7 +247,7 @@ def map_command(
                 relief=relief, blend=blend, progress=advance,
             )  # fmt: skip
     except _USER_ERRORS as exc:
-        raise _fail(exc) from None
+        raise _fail(exc, options=named) from None
     if note is not None:
         _err.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     _written(written, out, _described(settings, window))

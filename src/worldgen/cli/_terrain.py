@@ -25,6 +25,7 @@ from worldgen.cli._common import (
     _default_preset,
     _described,
     _fail,
+    _given,
     _globally,
     _map_window,
     _size_notes,
@@ -106,6 +107,9 @@ def terrain_command(
     """Write the map set, then carve the map (DLA ridges, erosion, rivers) and write it and its mesh.
 
     With --export zarr, cog or tiles, write instead world.zarr (every layer, the carved heights and rivers too, made block by block, resumable), world.tif (a Cloud-Optimized GeoTIFF of the carved heights) and tiles/ (a z/x/y pyramid of the colour map): for maps of any size, on Dask if asked."""
+    # Errors about a parameter given here name its option (the first statement:
+    # locals() holds the options alone).
+    named = _given({k: v for k, v in locals().items() if k != "config"})
     from worldgen.config import map_config
     from worldgen.io._mapset import TERRAIN_STAGES, write_terrain_set
     from worldgen.products import TerrainConfig
@@ -133,5 +137,5 @@ def terrain_command(
                 meshes=meshes, progress=advance,
             )  # fmt: skip
     except _USER_ERRORS as exc:
-        raise _fail(exc) from None
+        raise _fail(exc, options=named) from None
     _written(written, out, _described(settings, window))
