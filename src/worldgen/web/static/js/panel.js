@@ -23,15 +23,22 @@ export function readPanel(form) {
 
 // Calls back with the panel's parameters; a new preset sends only itself
 // and the seed, so that it comes with its own parameters.
+// A field's change (when it loses focus) after its input events sends
+// nothing again: the values went with the input, and a refused one would
+// come back after its error was cleared.
 export function onPanelChange(form, callback, delay = 350) {
   let timer = null;
+  let sent = null;
   const fire = (event) => {
-    clearTimeout(timer);
     const params = readPanel(form);
     const chosen = event && event.target && event.target.name === 'preset'
       ? { preset: params.preset, seed: params.seed }
       : params;
     for (const key of Object.keys(chosen)) if (chosen[key] === undefined) delete chosen[key];
+    const key = JSON.stringify(chosen);
+    if (event && event.type === 'change' && key === sent) return;
+    sent = key;
+    clearTimeout(timer);
     timer = setTimeout(() => callback(chosen), delay);
   };
   form.addEventListener('input', fire);
