@@ -174,6 +174,17 @@ BAD = [
     ("/w/{key}/export?x=0&z=0&width=-5&height=5", 400, "width must be"),
     ("/w/{key}/export?x=0&z=0&width=0&height=5", 400, "width must be"),
     ("/w/{key}/export?x=0&z=0&width=5", 400, "height is required"),
+    # The centre exported of a wide view starts past the reach that x had.
+    (
+        "/w/{key}/export?x=549755813888&z=0&width=1099511627776&height=1",
+        400,
+        "x + (width - 1024) // 2 = 1099511627264, where the exported centre starts, must be",
+    ),
+    (
+        "/w/{key}/export?x=0&z=549755813888&width=1&height=2048",
+        400,
+        "z + (height - 1024) // 2 = 549755814400, where",
+    ),
     ("/no/such/page", 404, "Not Found"),
 ]
 
