@@ -185,6 +185,11 @@ BAD = [
         400,
         "z + (height - 1024) // 2 = 549755814400, where",
     ),
+    # A misspelt or repeated parameter is not passed over.
+    ("/w/{key}/chunks?x=1&z=1&radious=8", 400, "unknown parameter 'radious'; valid: x, z, radius"),
+    ("/w/{key}/point?x=1&z=1&x=2", 400, "x is given twice; give it once"),
+    ("/w/{key}/export?x=0&z=0&width=5&height=5&format=tif", 400, "unknown parameter 'format'"),
+    ("/worlds?seed=1&seed=2", 400, "seed is given twice; give it once"),
     ("/no/such/page", 404, "Not Found"),
 ]
 

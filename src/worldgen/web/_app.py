@@ -22,11 +22,12 @@ Bad input is a 4xx with a one-line JSON body ``{"error": "..."}``: a
 ``Host`` other than a loopback name (or one the server was given) is
 refused, so a web page cannot reach the server through a DNS name of its
 own; tile coordinates are plain ASCII digits and tile URLs carry no
-percent-encoding (one URL per tile). Tile work runs on two thread pools:
-work that may take seconds (tiles and cursor read-outs whose rivers need
-a landmass's drainage solved first, voxel tiles and chunks, exports) on
-one, every other tile on the other, so a view that is solving landmasses
-does not hold up tiles that are quick to make. Each request waits at most
+percent-encoding (one URL per tile); a query parameter a route does not
+take, or one given twice, is refused, not passed over. Tile work runs on
+two thread pools: work that may take seconds (tiles and cursor read-outs
+whose rivers need a landmass's drainage solved first, voxel tiles and
+chunks, exports) on one, every other tile on the other, so a view that is
+solving landmasses does not hold up tiles that are quick to make. Each request waits at most
 ``timeout`` seconds (504), and past ``max_inflight`` computations at once
 new ones get 503.
 When every client waiting for a piece of work has gone, the work is
@@ -74,7 +75,7 @@ from worldgen.web._products import (
 )
 from worldgen.web._server import PacedResponses
 from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, check_tile
-from worldgen.web._worlds import Worlds, parse_params, spawn_of
+from worldgen.web._worlds import PARAMS, Worlds, parse_params, spawn_of
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -143,6 +144,18 @@ def _tile_int(text: str, name: str) -> int:
     if value > 2**40:
         raise ClientError(400, f"{name} must be within +-{2**40}, got {text!r}")
     return value
+
+
+def _query(request: Request, names: Sequence[str]) -> dict[str, str]:
+    """A request's query parameters: each of ``names`` at most once, no other."""
+    out: dict[str, str] = {}
+    for name, value in request.query_params.multi_items():
+        if name not in names:
+            raise ClientError(400, f"unknown parameter {name!r}; valid: {', '.join(names)}")
+        if name in out:
+            raise ClientError(400, f"{name} is given twice; give it once")
+        out[name] = value
+    return out
 
 
 LOOPBACK_NAMES = ("localhost",)
@@ -551,7 +564,7 @@ def create_app(
 
     async def register(request: Request) -> Response:
         try:
-            asked = parse_params(dict(request.query_params))
+            asked = parse_params(_query(request, tuple(PARAMS)))
         except (TypeError, ValueError) as exc:
             raise ClientError(400, str(exc)) from None
         try:  # on the pool: the check samples the noise
@@ -627,7 +640,7 @@ def create_app(
     async def point(request: Request) -> Response:
         key = request.path_params["key"]
         config = state.world(key)[0]
-        q = request.query_params
+        q = _query(request, ("x", "z"))
         x, z = _int(q.get("x"), "x", HALF), _int(q.get("z"), "z", HALF)
         info = await state.run(
             ("point", key, x, z), point_info, config, x, z, request=request,
@@ -640,7 +653,7 @@ def create_app(
 
         key = request.path_params["key"]
         config = state.world(key)[0]
-        q = request.query_params
+        q = _query(request, ("x", "z", "radius"))
         x, z = _int(q.get("x"), "x", HALF), _int(q.get("z"), "z", HALF)
         radius = _int(q.get("radius", "32"), "radius")
         if not 1 <= radius <= MAX_CHUNK_RADIUS:
@@ -659,7 +672,7 @@ def create_app(
 
         key = request.path_params["key"]
         config = state.world(key)[0]
-        q = request.query_params
+        q = _query(request, ("x", "z", "width", "height"))
         box = [_int(q.get(n), n, REACH) for n in ("x", "z")]
         box += [_int(q.get(n), n, 2**40) for n in ("width", "height")]
         try:
