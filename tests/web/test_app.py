@@ -424,6 +424,37 @@ def test_only_loopback_names_are_this_server(host, allowed):
     assert host_allowed("worldgen.lan:80", extra=("worldgen.lan",))
 
 
+@pytest.mark.parametrize("every", ["0.0.0.0", "::"])
+def test_a_server_on_every_address_is_opened_by_any_address(every):
+    # --host 0.0.0.0 to show the world on another machine: that machine
+    # names the server by its address, which no other site can point here.
+    app = create_app(hosts=(every,))
+    for host in ("192.168.1.5:8000", "[fe80::1]:80", "10.0.0.1"):
+        with TestClient(app, base_url=f"http://{host}") as c:
+            assert c.get("/layers").status_code == 200, host
+    with TestClient(app, base_url="http://evil.example") as c:
+        refused = c.get("/layers")
+    assert refused.status_code == 400
+    assert refused.json()["error"].endswith("[::1], an address of this machine")
+    assert not host_allowed("evil.example", extra=(every,))
+
+
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [
+        ("0.0.0.0", "http://127.0.0.1:8000/"),  # browsers do not open 0.0.0.0
+        ("::", "http://[::1]:8000/"),
+        ("::1", "http://[::1]:8000/"),
+        ("localhost", "http://localhost:8000/"),
+        ("192.168.1.5", "http://192.168.1.5:8000/"),
+    ],
+)
+def test_the_url_shown_opens_the_page(host, url):
+    from worldgen.web._server import page_url
+
+    assert page_url(host, 8000) == url
+
+
 def test_a_foreign_host_is_told_each_name_once():
     # The server's own bind address may be a loopback name already listed.
     app = create_app(hosts=("127.0.0.1", "worldgen.lan"))

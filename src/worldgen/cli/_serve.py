@@ -23,7 +23,8 @@ def serve_command(
         str,
         Opt(
             help="Address to listen on; another than loopback opens the explorer to that "
-            "network, and pages must then be opened by this name.",
+            "network, and pages must then be opened by this name (0.0.0.0 or ::, every "
+            "address: by any address of this machine).",
         ),
     ] = "127.0.0.1",
     open_browser: Annotated[bool, Opt("--open", help="Open the page in a browser.")] = False,
@@ -36,7 +37,7 @@ def serve_command(
 
     from worldgen.config import load_map_toml
     from worldgen.web import create_app
-    from worldgen.web._server import listen, make_server
+    from worldgen.web._server import every_address, listen, make_server, page_url
 
     try:
         if not 0 <= port <= 65535:
@@ -58,10 +59,14 @@ def serve_command(
             ) from None
     except (ValueError, TypeError, OSError) as exc:
         raise _fail(exc) from None
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{sock.getsockname()[1]}/"
+    url = page_url(host, sock.getsockname()[1])
+    also = "and at this machine's addresses on the network; " if every_address(host) else ""
     # The socket listens already: the URL works from the moment it is shown.
-    _out.print(f"worldgen explorer at {url} (Ctrl+C stops it)", markup=False, highlight=False)
+    _out.print(
+        f"worldgen explorer at {url} ({also}Ctrl+C stops it)",
+        markup=False,
+        highlight=False,
+    )
     if open_browser:
 
         def show() -> None:

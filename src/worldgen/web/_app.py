@@ -73,7 +73,7 @@ from worldgen.web._products import (
     tile_png,
     voxel_note,
 )
-from worldgen.web._server import PacedResponses
+from worldgen.web._server import PacedResponses, every_address
 from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, check_tile
 from worldgen.web._worlds import PARAMS, Worlds, parse_params, spawn_of
 
@@ -163,7 +163,10 @@ LOOPBACK_NAMES = ("localhost",)
 
 def host_allowed(host: str, extra: Sequence[str] = ()) -> bool:
     """Whether a request's ``Host`` header (``name[:port]``) names this
-    server: ``localhost``, a loopback address, or one of ``extra``."""
+    server: ``localhost``, a loopback address, or one of ``extra``; if
+    ``extra`` holds the address of every interface (the server listens on
+    all), any address (a page at an address is this server's own: only a
+    DNS name can be pointed here by another site)."""
     name = host.strip().lower()
     if name.startswith("["):  # [v6]:port
         name = name[1 : name.find("]")] if "]" in name else ""
@@ -174,9 +177,10 @@ def host_allowed(host: str, extra: Sequence[str] = ()) -> bool:
     if name in LOOPBACK_NAMES or name in {e.lower() for e in extra}:
         return True
     try:
-        return ipaddress.ip_address(name).is_loopback
+        address = ipaddress.ip_address(name)
     except ValueError:
         return False
+    return address.is_loopback or any(every_address(e) for e in extra)
 
 
 class HostCheck:
@@ -191,7 +195,13 @@ class HostCheck:
         if scope["type"] == "http":
             host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
             if not host_allowed(host, self.hosts):
-                names = (*LOOPBACK_NAMES, "127.0.0.1", "[::1]", *self.hosts)
+                every = "an address of this machine"
+                names = (
+                    *LOOPBACK_NAMES,
+                    "127.0.0.1",
+                    "[::1]",
+                    *(every if every_address(h) else h for h in self.hosts),
+                )
                 allowed = ", ".join(dict.fromkeys(names))  # each once
                 response = _error(
                     400,
@@ -529,7 +539,8 @@ def create_app(
         pool of work that may take seconds; :func:`tile_is_slow`.
     hosts : sequence of str
         Names the ``Host`` header may give besides ``localhost`` and the
-        loopback addresses (the address the server listens on, if another).
+        loopback addresses (the address the server listens on, if another;
+        ``0.0.0.0`` or ``::``: any address, see :func:`host_allowed`).
     paced_bytes : int
         Bytes of large responses under way to their clients at once; past
         it, new ones get 503 (see :class:`~worldgen.web._server.PacedResponses`).
