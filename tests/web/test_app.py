@@ -282,6 +282,29 @@ def test_bound_on_inflight_work_gives_503_and_time_limit_504():
     app.state.explorer.pool.shutdown()
 
 
+def test_work_stopped_at_the_time_limit_says_what_and_how_to_get_it(monkeypatch):
+    # Chunks (as exports) are dropped at their 504: a retry would start over.
+    from worldgen.web import _voxels
+
+    gate = threading.Event()
+    monkeypatch.setattr(_voxels, "chunk_meshes", lambda *args: gate.wait(10) and b"{}")
+    app = create_app(timeout=0.3, product=lambda *args: gate.wait(10) and b"tile")
+    try:
+        with TestClient(app, base_url="http://localhost") as c:
+            key = app.state.explorer.worlds.default
+            chunks = c.get(f"/w/{key}/chunks?x=0&z=0&radius=4")
+            tile = c.get(f"/w/{key}/colour/3/0/0.png")
+    finally:
+        gate.set()
+    assert chunks.status_code == 504
+    assert chunks.json()["error"] == (
+        "chunks took longer than 0.3 s, the server's time limit, and was stopped: ask for "
+        "less, or start the server with a longer --timeout"
+    )
+    assert tile.status_code == 504  # kept once made: a retry gets it
+    assert tile.json()["error"] == "tile took longer than 0.3 s; retry"
+
+
 def test_a_refusal_of_the_library_is_a_422_not_a_crash():
     def product(config, layer, z, x, y):
         raise ValueError("coordinates are too large")

@@ -337,12 +337,14 @@ class Explorer:
         request=None,
         stoppable=False,
         slow=False,
+        what="tile",
     ) -> Any:
         """``fn(*args)`` on the pool (``slow``: the pool of work that may
         take seconds), at most once at a time per ``key``
         (later callers share the first one's result); 503 past the bound,
-        504 past the time limit. ``keep(result)``, if given, is called when
-        the work succeeds, even after a 504 (so slow tiles still get cached).
+        504 past the time limit (its message names ``what`` was made).
+        ``keep(result)``, if given, is called when the work succeeds, even
+        after a 504 (so slow tiles still get cached).
 
         While it waits, the call checks every :data:`POLL` seconds, and at
         once when another request's client is seen gone, that the client of
@@ -390,7 +392,15 @@ class Explorer:
             raise
         except TimeoutError:
             late = work.keep is not None
-            raise ClientError(504, f"tile took longer than {self.timeout:g} s; retry") from None
+            if late:  # still in the making: a retry gets it
+                raise ClientError(
+                    504, f"{what} took longer than {self.timeout:g} s; retry"
+                ) from None
+            raise ClientError(
+                504,
+                f"{what} took longer than {self.timeout:g} s, the server's time limit, and was "
+                "stopped: ask for less, or start the server with a longer --timeout",
+            ) from None
         except (ValueError, TypeError) as exc:  # the library's refusal, not a crash
             raise ClientError(422, str(exc)) from None
         finally:
@@ -580,13 +590,17 @@ def create_app(
             raise ClientError(400, str(exc)) from None
         try:  # on the pool: the check samples the noise
             world = await state.run(
-                ("world", *sorted(asked.items())), worlds.build, asked, request=request
+                ("world", *sorted(asked.items())),
+                worlds.build,
+                asked,
+                request=request,
+                what="world",
             )
         except ClientError as exc:
             raise ClientError(400 if exc.status == 422 else exc.status, str(exc)) from None
         key = worlds.insert(world)
         params = world[1]
-        spawn = await state.run(("spawn", key), spawn_of, world[0])
+        spawn = await state.run(("spawn", key), spawn_of, world[0], what="spawn")
         return JSONResponse(
             {
                 "key": key,
@@ -655,7 +669,7 @@ def create_app(
         x, z = _int(q.get("x"), "x", HALF), _int(q.get("z"), "z", HALF)
         info = await state.run(
             ("point", key, x, z), point_info, config, x, z, request=request,
-            slow=point_is_slow(config, x, z),
+            slow=point_is_slow(config, x, z), what="point read-out",
         )  # fmt: skip
         return JSONResponse(info)
 
@@ -673,7 +687,7 @@ def create_app(
             )
         data = await state.run(
             ("chunks", key, x, z, radius), chunk_meshes, config, x, z, radius,
-            request=request, slow=True,
+            request=request, slow=True, what="chunks",
         )  # fmt: skip
         return Response(data, media_type="application/json")
 
@@ -692,7 +706,7 @@ def create_app(
             raise ClientError(400, str(exc)) from None
         data = await state.run(
             ("export", key, x, z, w, h), export_zip, config, x, z, w, h,
-            request=request, stoppable=True, slow=True,
+            request=request, stoppable=True, slow=True, what="export",
         )  # fmt: skip
         name = f"worldgen-{key[:8]}-{x}_{z}-{w}x{h}.zip"
         headers = {
