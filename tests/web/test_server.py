@@ -331,6 +331,18 @@ def test_ctrl_c_with_a_stuck_client_stops_within_a_second():
     assert "Traceback" not in err and err.strip().splitlines() == ["worldgen explorer stopped"]
 
 
+def test_ctrl_c_as_soon_as_the_url_shows_stops_with_one_line():
+    # The URL is shown before the server runs: a Ctrl-C then was an
+    # "interrupted" exit 130, or a RuntimeWarning of a coroutine never awaited.
+    for _ in range(3):
+        with process("worldgen.cli", "serve", "--port", "0") as (proc, _address):
+            proc.send_signal(signal.SIGINT)
+            proc.wait(10)
+            err = proc.stderr.read()
+        assert proc.returncode == 0, err
+        assert err.strip().splitlines() == ["worldgen explorer stopped"], err
+
+
 def test_ctrl_c_with_a_tile_in_the_making_stops_within_2_s():
     # A cold zoom-7 tile away from the spawn solves the drainage of dozens
     # of regions: seconds of compiled kernels, which cannot be stopped. The

@@ -32,8 +32,11 @@ def serve_command(
 ) -> None:
     """Serve the explorer: a local page to pan, zoom and fly through the world."""
     import gc
+    import signal
     import threading
     import webbrowser
+
+    from uvicorn.server import HANDLED_SIGNALS
 
     from worldgen.config import load_map_toml
     from worldgen.web import create_app
@@ -59,6 +62,11 @@ def serve_command(
             ) from None
     except (ValueError, TypeError, OSError) as exc:
         raise _fail(exc) from None
+    server = make_server(app_)
+    # From the moment the URL shows, Ctrl-C stops the server as it does once
+    # it runs (uvicorn takes the signals only then: one between was an
+    # "interrupted" exit, or a warning of a coroutine never awaited).
+    taken = {sig: signal.signal(sig, server.handle_exit) for sig in HANDLED_SIGNALS}
     url = page_url(host, sock.getsockname()[1])
     also = "and at this machine's addresses on the network; " if every_address(host) else ""
     # The socket listens already: the URL works from the moment it is shown.
@@ -74,12 +82,13 @@ def serve_command(
                 _err.print(f"no web browser found here: open {url} in one", highlight=False)
 
         threading.Thread(target=show, daemon=True).start()
-    server = make_server(app_)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass  # the server stopped on the first Ctrl-C
     finally:
+        for sig, handler in taken.items():
+            signal.signal(sig, handler)
         sock.close()
     _err.print("worldgen explorer stopped", highlight=False)
     # The interpreter's last garbage collections over numba's big heap take
