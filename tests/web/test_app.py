@@ -30,6 +30,20 @@ def key(client):
     return client.get("/layers").json()[0]["worldgen"]["key"]
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["/", "/static/js/main.js", "/static/explorer.css", "/static/vendor/three/three.module.js"],
+)
+def test_the_pages_files_are_checked_before_each_use(client, url):
+    # Unversioned URLs: a browser kept the scripts it guessed fresh (from
+    # their age) past an upgrade, beside the new page. Now it asks each
+    # time, and an unchanged file is a 304.
+    r = client.get(url)
+    assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
+    again = client.get(url, headers={"If-None-Match": r.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+
+
 def test_layers_are_tilejson_3(client, key):
     docs = client.get("/layers").json()
     assert [d["name"] for d in docs] == list(LAYERS)

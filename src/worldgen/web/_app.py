@@ -58,7 +58,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -247,6 +247,17 @@ class JsonErrors:
             await send(message)
 
         await self.app(scope, receive, answer)
+
+
+class PageFiles(StaticFiles):
+    """The page's files, checked by the browser before each use (``no-cache``,
+    then a 304 while unchanged): their URLs hold no version, and a script
+    a browser deemed fresh from its age would outlive an upgrade."""
+
+    def file_response(self, *args, **kwargs) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
 
 
 class TileCache:
@@ -576,8 +587,10 @@ def create_app(
         raise TypeError(f"hosts must be a sequence of host names, got {hosts!r}")
     paced_bytes = check_int(paced_bytes, "paced_bytes", 0, 2**40)
 
+    files = PageFiles(directory=STATIC)
+
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+        return await files.get_response("index.html", request.scope)
 
     async def layers(request: Request) -> Response:
         key = worlds.default
@@ -749,7 +762,7 @@ def create_app(
         Route("/w/{key}/export", export),
         Route("/w/{key}/{layer}.json", tilejson),
         Route("/w/{key}/{layer}/{z}/{x}/{y}.png", tile),
-        Mount("/static", JsonErrors(StaticFiles(directory=STATIC)), name="static"),
+        Mount("/static", JsonErrors(files), name="static"),
     ]
     app = Starlette(
         routes=routes,
