@@ -18,9 +18,17 @@ import threading
 import time
 import urllib.request
 
+import pytest
+
 from tests.web.serving import closed_after, served
 from worldgen.web import create_app
-from worldgen.web._server import REQUEST_TIMEOUT, SEND_BUFFER, listen, make_server
+from worldgen.web._server import (
+    REQUEST_TIMEOUT,
+    SEND_BUFFER,
+    PacedResponses,
+    listen,
+    make_server,
+)
 
 ROOT = pathlib.Path(__file__).parents[2]
 
@@ -259,6 +267,23 @@ def _exports_spy(monkeypatch):
 
     monkeypatch.setattr(export, "write_map_set", spy)
     return events
+
+
+def test_a_paced_response_stopped_before_its_head_gives_back_its_bytes():
+    # Its head waits while the connection's buffer is full (a client that
+    # does not read); a stop then ended in an UnboundLocalError (a
+    # traceback, not the quiet stop) and the bytes stayed counted.
+    async def app(scope, receive, send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"x" * 100})
+
+    async def stopped(message) -> None:
+        raise asyncio.CancelledError
+
+    paced = PacedResponses(app, piece=10, budget=1000)
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(paced({"type": "http"}, None, stopped))
+    assert paced.size == 0 and not paced.held
 
 
 def test_dropped_exports_stop_their_work(monkeypatch):

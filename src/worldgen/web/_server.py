@@ -201,9 +201,9 @@ class PacedResponses:
             if not self._hold(body):
                 await _busy(send)
                 return
+            view = memoryview(body)
             try:
                 await send(head)
-                view = memoryview(body)
                 for at in range(0, len(body), self.piece):
                     end = at + self.piece
                     await send(
