@@ -389,6 +389,24 @@ def test_bad_server_options(kwargs, match):
         create_app(**kwargs)
 
 
+def test_a_config_file_alone_is_the_servers_world():
+    # As `worldgen map --config`: the file's map, with a preset only if one
+    # is asked for (the continents world took the place of a classic file's).
+    classic = {"terrain": {"seed": 7, "scale": 300.0, "octaves": 3}}
+    worlds = create_app(classic).state.explorer.worlds
+    params = worlds.get(worlds.default)[1]
+    assert (params["preset"], params["seed"], params["scale"], params["octaves"]) == (
+        "none",
+        7,
+        300.0,
+        3,
+    )
+    worlds = create_app(classic, {"preset": "islands"}).state.explorer.worlds
+    assert worlds.get(worlds.default)[1]["preset"] == "islands"
+    worlds = create_app().state.explorer.worlds
+    assert worlds.get(worlds.default)[1]["preset"] == "continents"  # no file: the default world
+
+
 def test_worlds_send_the_seed_as_a_string_too(client):
     # A JSON number past 2**53 is rounded in a browser; the string is exact.
     for asked, seed in [("9007199254740993", 2**53 + 1), ("-5", 2**64 - 5)]:

@@ -15,7 +15,8 @@ def serve_command(
         Opt(help="TOML map config file; the page's options override it.", show_default="none"),
     ] = None,
     preset: Annotated[
-        PresetName | None, Opt(help="Start from a preset.", show_default="continents")
+        PresetName | None,
+        Opt(help="Start from a preset.", show_default="continents; with --config, none"),
     ] = None,
     seed: Annotated[int | None, Opt(help="Any 64-bit integer.", show_default="0")] = None,
     port: Annotated[int, Opt(help="Port to listen on (0: a free one).")] = 0,

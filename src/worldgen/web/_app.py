@@ -541,7 +541,8 @@ def create_app(
         reads it), under the page's parameters.
     defaults : mapping, optional
         The server world's parameters (``preset``, ``seed``... see
-        :data:`~worldgen.web._worlds.PARAMS`); default: the ``continents``
+        :data:`~worldgen.web._worlds.PARAMS`); default: the file's map (as
+        ``worldgen map --config``), or without one the ``continents``
         preset, seed 0.
     workers : int, optional
         Tile threads (default: the cores, or one where numba's threading
@@ -570,7 +571,8 @@ def create_app(
 
     from worldgen.voxel._outputs import thread_safe_workers
 
-    worlds = Worlds(file_data or {}, {"preset": "continents", **(defaults or {})})
+    preset = {} if file_data else {"preset": "continents"}  # a file is a map of its own
+    worlds = Worlds(file_data or {}, {**preset, **(defaults or {})})
     state = Explorer(
         worlds,
         workers=thread_safe_workers(
