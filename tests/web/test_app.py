@@ -455,6 +455,16 @@ def test_serve_command_rejects_a_bad_port():
     assert "port must be from 0 to 65535" in result.output
 
 
+def test_serve_command_says_an_ipv6_host_goes_without_brackets():
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    result = CliRunner().invoke(app, ["serve", "--host", "[::1]"])
+    assert result.exit_code == 1
+    assert "such as 127.0.0.1 or ::1 (no brackets), got '[::1]'" in result.output
+
+
 @pytest.mark.parametrize(
     ("host", "allowed"),
     [

@@ -47,7 +47,10 @@ def serve_command(
         if not 0 <= port <= 65535:
             raise ValueError(f"port must be from 0 to 65535, got {port}")
         if not host or any(c.isspace() or c in "/[]" for c in host):
-            raise ValueError(f"host must be an address or name such as 127.0.0.1, got {host!r}")
+            raise ValueError(
+                f"host must be an address or name such as 127.0.0.1 or ::1 (no brackets), "
+                f"got {host!r}"
+            )
         defaults = {"preset": preset.value if preset else None, "seed": seed}
         app_ = create_app(
             load_map_toml(config) if config is not None else {},
