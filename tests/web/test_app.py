@@ -177,6 +177,8 @@ BAD = [
     ("/w/{key}/chunks?x=1&z=1&radius=0", 400, "radius must be from 1 to 64"),
     ("/w/{key}/chunks?x=1&z=1&radius=-3", 400, "radius must be from 1 to 64"),
     ("/worlds?sea=0&preset=classic", 400, "sea must be a number between 0 and 1"),
+    ("/worlds?sea=5e-324&preset=classic", 400, "sea=5e-324 leaves no room between the height"),
+    ("/worlds?sea=0.9999999999999999&preset=classic", 400, "choose a sea level further from 0"),
     ("/worlds?sea=-0.5&preset=classic", 400, "sea must be a number between 0 and 1"),
     ("/worlds?seed=-99999999999999999999999", 400, "seed"),
     ("/worlds?octaves=-5", 400, "octaves"),
