@@ -30,6 +30,20 @@ def key(client):
     return client.get("/layers").json()[0]["worldgen"]["key"]
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["/", "/static/js/main.js", "/static/explorer.css", "/static/vendor/three/three.module.js"],
+)
+def test_the_pages_files_are_checked_before_each_use(client, url):
+    # Unversioned URLs: a browser kept the scripts it guessed fresh (from
+    # their age) past an upgrade, beside the new page. Now it asks each
+    # time, and an unchanged file is a 304.
+    r = client.get(url)
+    assert r.status_code == 200 and r.headers["cache-control"] == "no-cache"
+    again = client.get(url, headers={"If-None-Match": r.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+
+
 def test_layers_are_tilejson_3(client, key):
     docs = client.get("/layers").json()
     assert [d["name"] for d in docs] == list(LAYERS)
@@ -163,6 +177,8 @@ BAD = [
     ("/w/{key}/chunks?x=1&z=1&radius=0", 400, "radius must be from 1 to 64"),
     ("/w/{key}/chunks?x=1&z=1&radius=-3", 400, "radius must be from 1 to 64"),
     ("/worlds?sea=0&preset=classic", 400, "sea must be a number between 0 and 1"),
+    ("/worlds?sea=5e-324&preset=classic", 400, "sea=5e-324 leaves no room between the height"),
+    ("/worlds?sea=0.9999999999999999&preset=classic", 400, "choose a sea level further from 0"),
     ("/worlds?sea=-0.5&preset=classic", 400, "sea must be a number between 0 and 1"),
     ("/worlds?seed=-99999999999999999999999", 400, "seed"),
     ("/worlds?octaves=-5", 400, "octaves"),
@@ -174,6 +190,22 @@ BAD = [
     ("/w/{key}/export?x=0&z=0&width=-5&height=5", 400, "width must be"),
     ("/w/{key}/export?x=0&z=0&width=0&height=5", 400, "width must be"),
     ("/w/{key}/export?x=0&z=0&width=5", 400, "height is required"),
+    # The centre exported of a wide view starts past the reach that x had.
+    (
+        "/w/{key}/export?x=549755813888&z=0&width=1099511627776&height=1",
+        400,
+        "x + (width - 1024) // 2 = 1099511627264, where the exported centre starts, must be",
+    ),
+    (
+        "/w/{key}/export?x=0&z=549755813888&width=1&height=2048",
+        400,
+        "z + (height - 1024) // 2 = 549755814400, where",
+    ),
+    # A misspelt or repeated parameter is not passed over.
+    ("/w/{key}/chunks?x=1&z=1&radious=8", 400, "unknown parameter 'radious'; valid: x, z, radius"),
+    ("/w/{key}/point?x=1&z=1&x=2", 400, "x is given twice; give it once"),
+    ("/w/{key}/export?x=0&z=0&width=5&height=5&format=tif", 400, "unknown parameter 'format'"),
+    ("/worlds?seed=1&seed=2", 400, "seed is given twice; give it once"),
     ("/no/such/page", 404, "Not Found"),
 ]
 
@@ -266,6 +298,29 @@ def test_bound_on_inflight_work_gives_503_and_time_limit_504():
     app.state.explorer.pool.shutdown()
 
 
+def test_work_stopped_at_the_time_limit_says_what_and_how_to_get_it(monkeypatch):
+    # Chunks (as exports) are dropped at their 504: a retry would start over.
+    from worldgen.web import _voxels
+
+    gate = threading.Event()
+    monkeypatch.setattr(_voxels, "chunk_meshes", lambda *args: gate.wait(10) and b"{}")
+    app = create_app(timeout=0.3, product=lambda *args: gate.wait(10) and b"tile")
+    try:
+        with TestClient(app, base_url="http://localhost") as c:
+            key = app.state.explorer.worlds.default
+            chunks = c.get(f"/w/{key}/chunks?x=0&z=0&radius=4")
+            tile = c.get(f"/w/{key}/colour/3/0/0.png")
+    finally:
+        gate.set()
+    assert chunks.status_code == 504
+    assert chunks.json()["error"] == (
+        "chunks took longer than 0.3 s, the server's time limit, and was stopped: ask for "
+        "less, or start the server with a longer --timeout"
+    )
+    assert tile.status_code == 504  # kept once made: a retry gets it
+    assert tile.json()["error"] == "tile took longer than 0.3 s; retry"
+
+
 def test_a_refusal_of_the_library_is_a_422_not_a_crash():
     def product(config, layer, z, x, y):
         raise ValueError("coordinates are too large")
@@ -336,6 +391,24 @@ def test_bad_server_options(kwargs, match):
         create_app(**kwargs)
 
 
+def test_a_config_file_alone_is_the_servers_world():
+    # As `worldgen map --config`: the file's map, with a preset only if one
+    # is asked for (the continents world took the place of a classic file's).
+    classic = {"terrain": {"seed": 7, "scale": 300.0, "octaves": 3}}
+    worlds = create_app(classic).state.explorer.worlds
+    params = worlds.get(worlds.default)[1]
+    assert (params["preset"], params["seed"], params["scale"], params["octaves"]) == (
+        "none",
+        7,
+        300.0,
+        3,
+    )
+    worlds = create_app(classic, {"preset": "islands"}).state.explorer.worlds
+    assert worlds.get(worlds.default)[1]["preset"] == "islands"
+    worlds = create_app().state.explorer.worlds
+    assert worlds.get(worlds.default)[1]["preset"] == "continents"  # no file: the default world
+
+
 def test_worlds_send_the_seed_as_a_string_too(client):
     # A JSON number past 2**53 is rounded in a browser; the string is exact.
     for asked, seed in [("9007199254740993", 2**53 + 1), ("-5", 2**64 - 5)]:
@@ -384,6 +457,16 @@ def test_serve_command_rejects_a_bad_port():
     assert "port must be from 0 to 65535" in result.output
 
 
+def test_serve_command_says_an_ipv6_host_goes_without_brackets():
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    result = CliRunner().invoke(app, ["serve", "--host", "[::1]"])
+    assert result.exit_code == 1
+    assert "such as 127.0.0.1 or ::1 (no brackets), got '[::1]'" in result.output
+
+
 @pytest.mark.parametrize(
     ("host", "allowed"),
     [
@@ -406,6 +489,37 @@ def test_serve_command_rejects_a_bad_port():
 def test_only_loopback_names_are_this_server(host, allowed):
     assert host_allowed(host) is allowed
     assert host_allowed("worldgen.lan:80", extra=("worldgen.lan",))
+
+
+@pytest.mark.parametrize("every", ["0.0.0.0", "::"])
+def test_a_server_on_every_address_is_opened_by_any_address(every):
+    # --host 0.0.0.0 to show the world on another machine: that machine
+    # names the server by its address, which no other site can point here.
+    app = create_app(hosts=(every,))
+    for host in ("192.168.1.5:8000", "[fe80::1]:80", "10.0.0.1"):
+        with TestClient(app, base_url=f"http://{host}") as c:
+            assert c.get("/layers").status_code == 200, host
+    with TestClient(app, base_url="http://evil.example") as c:
+        refused = c.get("/layers")
+    assert refused.status_code == 400
+    assert refused.json()["error"].endswith("[::1], an address of this machine")
+    assert not host_allowed("evil.example", extra=(every,))
+
+
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [
+        ("0.0.0.0", "http://127.0.0.1:8000/"),  # browsers do not open 0.0.0.0
+        ("::", "http://[::1]:8000/"),
+        ("::1", "http://[::1]:8000/"),
+        ("localhost", "http://localhost:8000/"),
+        ("192.168.1.5", "http://192.168.1.5:8000/"),
+    ],
+)
+def test_the_url_shown_opens_the_page(host, url):
+    from worldgen.web._server import page_url
+
+    assert page_url(host, 8000) == url
 
 
 def test_a_foreign_host_is_told_each_name_once():

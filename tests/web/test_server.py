@@ -18,9 +18,17 @@ import threading
 import time
 import urllib.request
 
+import pytest
+
 from tests.web.serving import closed_after, served
 from worldgen.web import create_app
-from worldgen.web._server import REQUEST_TIMEOUT, SEND_BUFFER, listen, make_server
+from worldgen.web._server import (
+    REQUEST_TIMEOUT,
+    SEND_BUFFER,
+    PacedResponses,
+    listen,
+    make_server,
+)
 
 ROOT = pathlib.Path(__file__).parents[2]
 
@@ -261,6 +269,23 @@ def _exports_spy(monkeypatch):
     return events
 
 
+def test_a_paced_response_stopped_before_its_head_gives_back_its_bytes():
+    # Its head waits while the connection's buffer is full (a client that
+    # does not read); a stop then ended in an UnboundLocalError (a
+    # traceback, not the quiet stop) and the bytes stayed counted.
+    async def app(scope, receive, send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"x" * 100})
+
+    async def stopped(message) -> None:
+        raise asyncio.CancelledError
+
+    paced = PacedResponses(app, piece=10, budget=1000)
+    with pytest.raises(asyncio.CancelledError):
+        asyncio.run(paced({"type": "http"}, None, stopped))
+    assert paced.size == 0 and not paced.held
+
+
 def test_dropped_exports_stop_their_work(monkeypatch):
     """Clients that ask for exports and go away: queued exports never run,
     running ones stop at their next stage, and a tile asked for next is
@@ -329,6 +354,18 @@ def test_ctrl_c_with_a_stuck_client_stops_within_a_second():
     assert seconds < 1.0, seconds
     assert proc.returncode == 0, err
     assert "Traceback" not in err and err.strip().splitlines() == ["worldgen explorer stopped"]
+
+
+def test_ctrl_c_as_soon_as_the_url_shows_stops_with_one_line():
+    # The URL is shown before the server runs: a Ctrl-C then was an
+    # "interrupted" exit 130, or a RuntimeWarning of a coroutine never awaited.
+    for _ in range(3):
+        with process("worldgen.cli", "serve", "--port", "0") as (proc, _address):
+            proc.send_signal(signal.SIGINT)
+            proc.wait(10)
+            err = proc.stderr.read()
+        assert proc.returncode == 0, err
+        assert err.strip().splitlines() == ["worldgen explorer stopped"], err
 
 
 def test_ctrl_c_with_a_tile_in_the_making_stops_within_2_s():

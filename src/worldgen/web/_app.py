@@ -22,11 +22,12 @@ Bad input is a 4xx with a one-line JSON body ``{"error": "..."}``: a
 ``Host`` other than a loopback name (or one the server was given) is
 refused, so a web page cannot reach the server through a DNS name of its
 own; tile coordinates are plain ASCII digits and tile URLs carry no
-percent-encoding (one URL per tile). Tile work runs on two thread pools:
-work that may take seconds (tiles and cursor read-outs whose rivers need
-a landmass's drainage solved first, voxel tiles and chunks, exports) on
-one, every other tile on the other, so a view that is solving landmasses
-does not hold up tiles that are quick to make. Each request waits at most
+percent-encoding (one URL per tile); a query parameter a route does not
+take, or one given twice, is refused, not passed over. Tile work runs on
+two thread pools: work that may take seconds (tiles and cursor read-outs
+whose rivers need a landmass's drainage solved first, voxel tiles and
+chunks, exports) on one, every other tile on the other, so a view that is
+solving landmasses does not hold up tiles that are quick to make. Each request waits at most
 ``timeout`` seconds (504), and past ``max_inflight`` computations at once
 new ones get 503.
 When every client waiting for a piece of work has gone, the work is
@@ -57,7 +58,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -72,9 +73,9 @@ from worldgen.web._products import (
     tile_png,
     voxel_note,
 )
-from worldgen.web._server import PacedResponses
+from worldgen.web._server import PacedResponses, every_address
 from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, check_tile
-from worldgen.web._worlds import Worlds, parse_params, spawn_of
+from worldgen.web._worlds import PARAMS, Worlds, parse_params, spawn_of
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 IMMUTABLE = "public, max-age=31536000, immutable"
@@ -145,12 +146,27 @@ def _tile_int(text: str, name: str) -> int:
     return value
 
 
+def _query(request: Request, names: Sequence[str]) -> dict[str, str]:
+    """A request's query parameters: each of ``names`` at most once, no other."""
+    out: dict[str, str] = {}
+    for name, value in request.query_params.multi_items():
+        if name not in names:
+            raise ClientError(400, f"unknown parameter {name!r}; valid: {', '.join(names)}")
+        if name in out:
+            raise ClientError(400, f"{name} is given twice; give it once")
+        out[name] = value
+    return out
+
+
 LOOPBACK_NAMES = ("localhost",)
 
 
 def host_allowed(host: str, extra: Sequence[str] = ()) -> bool:
     """Whether a request's ``Host`` header (``name[:port]``) names this
-    server: ``localhost``, a loopback address, or one of ``extra``."""
+    server: ``localhost``, a loopback address, or one of ``extra``; if
+    ``extra`` holds the address of every interface (the server listens on
+    all), any address (a page at an address is this server's own: only a
+    DNS name can be pointed here by another site)."""
     name = host.strip().lower()
     if name.startswith("["):  # [v6]:port
         name = name[1 : name.find("]")] if "]" in name else ""
@@ -161,9 +177,10 @@ def host_allowed(host: str, extra: Sequence[str] = ()) -> bool:
     if name in LOOPBACK_NAMES or name in {e.lower() for e in extra}:
         return True
     try:
-        return ipaddress.ip_address(name).is_loopback
+        address = ipaddress.ip_address(name)
     except ValueError:
         return False
+    return address.is_loopback or any(every_address(e) for e in extra)
 
 
 class HostCheck:
@@ -178,7 +195,13 @@ class HostCheck:
         if scope["type"] == "http":
             host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
             if not host_allowed(host, self.hosts):
-                names = (*LOOPBACK_NAMES, "127.0.0.1", "[::1]", *self.hosts)
+                every = "an address of this machine"
+                names = (
+                    *LOOPBACK_NAMES,
+                    "127.0.0.1",
+                    "[::1]",
+                    *(every if every_address(h) else h for h in self.hosts),
+                )
                 allowed = ", ".join(dict.fromkeys(names))  # each once
                 response = _error(
                     400,
@@ -224,6 +247,17 @@ class JsonErrors:
             await send(message)
 
         await self.app(scope, receive, answer)
+
+
+class PageFiles(StaticFiles):
+    """The page's files, checked by the browser before each use (``no-cache``,
+    then a 304 while unchanged): their URLs hold no version, and a script
+    a browser deemed fresh from its age would outlive an upgrade."""
+
+    def file_response(self, *args, **kwargs) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
 
 
 class TileCache:
@@ -314,12 +348,14 @@ class Explorer:
         request=None,
         stoppable=False,
         slow=False,
+        what="tile",
     ) -> Any:
         """``fn(*args)`` on the pool (``slow``: the pool of work that may
         take seconds), at most once at a time per ``key``
         (later callers share the first one's result); 503 past the bound,
-        504 past the time limit. ``keep(result)``, if given, is called when
-        the work succeeds, even after a 504 (so slow tiles still get cached).
+        504 past the time limit (its message names ``what`` was made).
+        ``keep(result)``, if given, is called when the work succeeds, even
+        after a 504 (so slow tiles still get cached).
 
         While it waits, the call checks every :data:`POLL` seconds, and at
         once when another request's client is seen gone, that the client of
@@ -367,7 +403,15 @@ class Explorer:
             raise
         except TimeoutError:
             late = work.keep is not None
-            raise ClientError(504, f"tile took longer than {self.timeout:g} s; retry") from None
+            if late:  # still in the making: a retry gets it
+                raise ClientError(
+                    504, f"{what} took longer than {self.timeout:g} s; retry"
+                ) from None
+            raise ClientError(
+                504,
+                f"{what} took longer than {self.timeout:g} s, the server's time limit, and was "
+                "stopped: ask for less, or start the server with a longer --timeout",
+            ) from None
         except (ValueError, TypeError) as exc:  # the library's refusal, not a crash
             raise ClientError(422, str(exc)) from None
         finally:
@@ -497,7 +541,8 @@ def create_app(
         reads it), under the page's parameters.
     defaults : mapping, optional
         The server world's parameters (``preset``, ``seed``... see
-        :data:`~worldgen.web._worlds.PARAMS`); default: the ``continents``
+        :data:`~worldgen.web._worlds.PARAMS`); default: the file's map (as
+        ``worldgen map --config``), or without one the ``continents``
         preset, seed 0.
     workers : int, optional
         Tile threads (default: the cores, or one where numba's threading
@@ -516,7 +561,8 @@ def create_app(
         pool of work that may take seconds; :func:`tile_is_slow`.
     hosts : sequence of str
         Names the ``Host`` header may give besides ``localhost`` and the
-        loopback addresses (the address the server listens on, if another).
+        loopback addresses (the address the server listens on, if another;
+        ``0.0.0.0`` or ``::``: any address, see :func:`host_allowed`).
     paced_bytes : int
         Bytes of large responses under way to their clients at once; past
         it, new ones get 503 (see :class:`~worldgen.web._server.PacedResponses`).
@@ -525,7 +571,8 @@ def create_app(
 
     from worldgen.voxel._outputs import thread_safe_workers
 
-    worlds = Worlds(file_data or {}, {"preset": "continents", **(defaults or {})})
+    preset = {} if file_data else {"preset": "continents"}  # a file is a map of its own
+    worlds = Worlds(file_data or {}, {**preset, **(defaults or {})})
     state = Explorer(
         worlds,
         workers=thread_safe_workers(
@@ -542,8 +589,10 @@ def create_app(
         raise TypeError(f"hosts must be a sequence of host names, got {hosts!r}")
     paced_bytes = check_int(paced_bytes, "paced_bytes", 0, 2**40)
 
+    files = PageFiles(directory=STATIC)
+
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+        return await files.get_response("index.html", request.scope)
 
     async def layers(request: Request) -> Response:
         key = worlds.default
@@ -551,18 +600,22 @@ def create_app(
 
     async def register(request: Request) -> Response:
         try:
-            asked = parse_params(dict(request.query_params))
+            asked = parse_params(_query(request, tuple(PARAMS)))
         except (TypeError, ValueError) as exc:
             raise ClientError(400, str(exc)) from None
         try:  # on the pool: the check samples the noise
             world = await state.run(
-                ("world", *sorted(asked.items())), worlds.build, asked, request=request
+                ("world", *sorted(asked.items())),
+                worlds.build,
+                asked,
+                request=request,
+                what="world",
             )
         except ClientError as exc:
             raise ClientError(400 if exc.status == 422 else exc.status, str(exc)) from None
         key = worlds.insert(world)
         params = world[1]
-        spawn = await state.run(("spawn", key), spawn_of, world[0])
+        spawn = await state.run(("spawn", key), spawn_of, world[0], what="spawn")
         return JSONResponse(
             {
                 "key": key,
@@ -627,11 +680,11 @@ def create_app(
     async def point(request: Request) -> Response:
         key = request.path_params["key"]
         config = state.world(key)[0]
-        q = request.query_params
+        q = _query(request, ("x", "z"))
         x, z = _int(q.get("x"), "x", HALF), _int(q.get("z"), "z", HALF)
         info = await state.run(
             ("point", key, x, z), point_info, config, x, z, request=request,
-            slow=point_is_slow(config, x, z),
+            slow=point_is_slow(config, x, z), what="point read-out",
         )  # fmt: skip
         return JSONResponse(info)
 
@@ -640,7 +693,7 @@ def create_app(
 
         key = request.path_params["key"]
         config = state.world(key)[0]
-        q = request.query_params
+        q = _query(request, ("x", "z", "radius"))
         x, z = _int(q.get("x"), "x", HALF), _int(q.get("z"), "z", HALF)
         radius = _int(q.get("radius", "32"), "radius")
         if not 1 <= radius <= MAX_CHUNK_RADIUS:
@@ -649,7 +702,7 @@ def create_app(
             )
         data = await state.run(
             ("chunks", key, x, z, radius), chunk_meshes, config, x, z, radius,
-            request=request, slow=True,
+            request=request, slow=True, what="chunks",
         )  # fmt: skip
         return Response(data, media_type="application/json")
 
@@ -659,7 +712,7 @@ def create_app(
 
         key = request.path_params["key"]
         config = state.world(key)[0]
-        q = request.query_params
+        q = _query(request, ("x", "z", "width", "height"))
         box = [_int(q.get(n), n, REACH) for n in ("x", "z")]
         box += [_int(q.get(n), n, 2**40) for n in ("width", "height")]
         try:
@@ -668,7 +721,7 @@ def create_app(
             raise ClientError(400, str(exc)) from None
         data = await state.run(
             ("export", key, x, z, w, h), export_zip, config, x, z, w, h,
-            request=request, stoppable=True, slow=True,
+            request=request, stoppable=True, slow=True, what="export",
         )  # fmt: skip
         name = f"worldgen-{key[:8]}-{x}_{z}-{w}x{h}.zip"
         headers = {
@@ -711,7 +764,7 @@ def create_app(
         Route("/w/{key}/export", export),
         Route("/w/{key}/{layer}.json", tilejson),
         Route("/w/{key}/{layer}/{z}/{x}/{y}.png", tile),
-        Mount("/static", JsonErrors(StaticFiles(directory=STATIC)), name="static"),
+        Mount("/static", JsonErrors(files), name="static"),
     ]
     app = Starlette(
         routes=routes,

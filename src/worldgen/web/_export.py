@@ -21,13 +21,21 @@ MAX_EXPORT = 1024
 
 def export_window(x: int, z: int, width: int, height: int) -> tuple[int, int, int, int]:
     """The window ``(x, z, width, height)`` of world cells, cut to at most
-    :data:`MAX_EXPORT` cells a side around its centre."""
+    :data:`MAX_EXPORT` cells a side around its centre (which must start
+    within ``+-REACH``, as ``x`` and ``z``)."""
     check_int(x, "x", -REACH, REACH)  # the margins the map set adds stay in a window's reach
     check_int(z, "z", -REACH, REACH)
     check_int(width, "width", 1, 2**40)
     check_int(height, "height", 1, 2**40)
     w, h = min(width, MAX_EXPORT), min(height, MAX_EXPORT)
-    return x + (width - w) // 2, z + (height - h) // 2, w, h
+    x0, z0 = x + (width - w) // 2, z + (height - h) // 2
+    for name, start, side in (("x", x0, "width"), ("z", z0, "height")):
+        if not -REACH <= start <= REACH:
+            raise ValueError(
+                f"{name} + ({side} - {MAX_EXPORT}) // 2 = {start}, where the exported centre "
+                f"starts, must be within +-{REACH}: export a smaller view or one nearer the centre"
+            )
+    return x0, z0, w, h
 
 
 def window_config(config: MapConfig, x: int, z: int, width: int, height: int) -> MapConfig:

@@ -27,6 +27,7 @@ interface with each kind of bad client.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import socket
 from typing import Any
@@ -200,9 +201,9 @@ class PacedResponses:
             if not self._hold(body):
                 await _busy(send)
                 return
+            view = memoryview(body)
             try:
                 await send(head)
-                view = memoryview(body)
                 for at in range(0, len(body), self.piece):
                     end = at + self.piece
                     await send(
@@ -233,6 +234,25 @@ async def _busy(send) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def every_address(host: str) -> bool:
+    """Whether ``host`` is the address of every interface (``0.0.0.0``, ``::``)."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return False
+
+
+def page_url(host: str, port: int) -> str:
+    """The URL of the page of a server listening on ``(host, port)``: a
+    loopback one for a server on every address (``0.0.0.0``, ``::``),
+    which browsers do not open (``[::1]`` for ``::``: the IPv4 loopback is
+    not always a dual-stack socket's)."""
+    if every_address(host):
+        host = "::1" if ":" in host else "127.0.0.1"
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/"
 
 
 def listen(host: str, port: int) -> socket.socket:

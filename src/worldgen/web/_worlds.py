@@ -85,7 +85,13 @@ def with_sea_level(config: MapConfig, sea: float) -> MapConfig:
         else:
             top = sea + (band.top - old) * (1.0 - sea) / (1.0 - old)
         bands.append(Band(band.name, top, band.colour))
-    return dataclasses.replace(config, bands=tuple(bands))
+    try:
+        return dataclasses.replace(config, bands=tuple(bands))
+    except ValueError as exc:  # so near 0 or 1 that bands merge
+        raise ValueError(
+            f"sea={sea!r} leaves no room between the height bands ({exc}); "
+            "choose a sea level further from 0 and 1"
+        ) from None
 
 
 def build_config(file_data: Mapping[str, Any], params: Mapping[str, Any]) -> MapConfig:
