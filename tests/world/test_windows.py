@@ -4,8 +4,9 @@ same samples of a bigger window, byte for byte."""
 import numpy as np
 import pytest
 
-from worldgen.world import Window, WorldConfig, world_fields
+from worldgen.world import Window, WorldConfig, _fields, world_fields
 from worldgen.world._climate import WINDS
+from worldgen.world._window import REACH
 
 
 @pytest.mark.parametrize("wind", sorted(WINDS))
@@ -20,3 +21,20 @@ def test_rainfall_of_a_window_is_the_crop_of_a_bigger_one_in_every_wind(wind):
     whole = world_fields(config, big).rainfall
     alone = world_fields(config, part).rainfall
     np.testing.assert_array_equal(alone, whole[23:30, 31:40])
+
+
+@pytest.mark.parametrize("end", [-1, 1])
+def test_rivers_at_the_ends_of_their_reach_are_drawn_or_refused_by_name(monkeypatch, end):
+    # Beyond +-REACH a window's rivers were refused by the window of a
+    # region they come from ("window x must be ..."). A window within it is
+    # drawn, also in strips that start beyond it.
+    config = WorldConfig(seed=5, continent_size=1024)
+    far = end * REACH
+    monkeypatch.setattr(_fields, "STRIP_ROWS", 2)
+    monkeypatch.setattr(_fields, "STRIP_SAMPLES", 2)
+    window = Window(far, far - 1 if end > 0 else far, 3, 4)
+    fields = world_fields(config, window, rivers=True)
+    assert fields.water_kind.shape == (4, 3) and np.isfinite(fields.surface).all()
+    for x, y in ((far + end, 0), (0, far + end)):
+        with pytest.raises(ValueError, match=r"^rivers=True needs a window whose x and y"):
+            world_fields(config, Window(x, y, 2, 2), rivers=True)

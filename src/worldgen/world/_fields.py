@@ -44,7 +44,7 @@ from worldgen.noise._validate import check_instance
 from worldgen.world import _biomes, _climate, _elevation, _rivers
 from worldgen.world._config import WorldConfig
 from worldgen.world._lod import sample_axes
-from worldgen.world._window import Window
+from worldgen.world._window import REACH, Window
 
 FIELDS = ("elevation", "temperature", "rainfall", "biome", "water")
 
@@ -131,7 +131,8 @@ def world_fields(
         (:mod:`~worldgen.world._rivers`): ``elevation`` then holds the
         carved ground, ``water`` every kind of water (default False). Only
         at steps of at most ``continent_size / 64`` cells, where products
-        draw them (:func:`~worldgen.world._rivers.drawn`).
+        draw them (:func:`~worldgen.world._rivers.drawn`), and in windows
+        whose ``x`` and ``y`` are within ``+-2**39`` cells.
 
     Returns
     -------
@@ -154,6 +155,14 @@ def world_fields(
             f"{_rivers.DRAWN_SPAN} = {limit} cells, got step {window.step}: pass "
             "rivers=False or a finer step"
         )
+    if rivers and max(abs(window.x), abs(window.y)) > REACH:
+        # The regions a window's rivers come from lie beyond it, each
+        # solved on a window of its own.
+        raise ValueError(
+            f"rivers=True needs a window whose x and y are within +-{REACH} (2**39) "
+            f"cells, got x={window.x}, y={window.y}: pass rivers=False or a window "
+            "nearer the origin"
+        )
     shape = window.shape
     if elevation is not None:
         elevation = np.asarray(elevation, dtype=np.float64)
@@ -161,6 +170,19 @@ def world_fields(
             raise ValueError(
                 f"elevation must have the window's shape {shape}, got {elevation.shape}"
             )
+    return _made(config, window, climate, elevation, rivers)
+
+
+def _made(
+    config: WorldConfig,
+    window: Window,
+    climate: bool,
+    elevation: np.ndarray | None,
+    rivers: bool,
+) -> WorldFields:
+    """:func:`world_fields` of checked arguments (a strip of a window may
+    start beyond the reach its window's rivers were checked for)."""
+    shape = window.shape
     rows = max(STRIP_ROWS, STRIP_SAMPLES // window.width)
     if window.height >= 2 * rows:
         return _in_strips(config, window, rows, climate, elevation, rivers)
@@ -219,7 +241,7 @@ def _in_strips(
         height = min(rows, window.height - top)
         strip = dataclasses.replace(window, y=window.y + top * window.step, height=height)
         given = None if elevation is None else elevation[top : top + height]
-        part = world_fields(config, strip, climate=climate, elevation=given, rivers=rivers)
+        part = _made(config, strip, climate, given, rivers)
         if kept:
             part.elevation = None
         if out is None:
