@@ -38,3 +38,20 @@ def test_rivers_at_the_ends_of_their_reach_are_drawn_or_refused_by_name(monkeypa
     for x, y in ((far + end, 0), (0, far + end)):
         with pytest.raises(ValueError, match=r"^rivers=True needs a window whose x and y"):
             world_fields(config, Window(x, y, 2, 2), rivers=True)
+
+
+@pytest.mark.parametrize("kind", [np.int32, np.uint64, np.uint16])
+def test_a_window_of_numpy_integers_is_the_window_of_python_integers(monkeypatch, kind):
+    # A window kept numpy's integers: int32 strips' origins overflowed (other
+    # bytes, with a RuntimeWarning), uint16 sizes overflowed in the strips'
+    # arithmetic (an OverflowError).
+    monkeypatch.setattr(_fields, "STRIP_ROWS", 2)
+    monkeypatch.setattr(_fields, "STRIP_SAMPLES", 2)
+    config = WorldConfig(seed=5)
+    window = Window(kind(3), kind(5), kind(2), kind(130), kind(2**24 if kind != np.uint16 else 8))
+    plain = Window(3, 5, 2, 130, int(window.step))
+    assert window == plain and all(type(v) is int for v in vars(window).values())
+    made = world_fields(config, window, climate=False)
+    expected = world_fields(config, plain, climate=False)
+    for name in ("elevation", "continentalness", "uplift"):
+        np.testing.assert_array_equal(getattr(made, name), getattr(expected, name), name)

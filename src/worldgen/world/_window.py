@@ -40,11 +40,15 @@ class Window:
     step: int = 1
 
     def __post_init__(self):
-        check_int(self.x, "window x", -_BIG, _BIG)
-        check_int(self.y, "window y", -_BIG, _BIG)
-        check_int(self.width, "window width", 1, 2**20)
-        check_int(self.height, "window height", 1, 2**20)
-        check_int(self.step, "window step", 1, 2**30)
+        # Kept as Python integers: numpy's overflow in the window's
+        # arithmetic (a strip's origin, a halo) would move its samples.
+        for name, low, high in (
+            ("x", -_BIG, _BIG), ("y", -_BIG, _BIG), ("width", 1, 2**20),
+            ("height", 1, 2**20), ("step", 1, 2**30),
+        ):  # fmt: skip
+            object.__setattr__(
+                self, name, check_int(getattr(self, name), f"window {name}", low, high)
+            )
 
     @property
     def shape(self) -> tuple[int, int]:
