@@ -55,3 +55,22 @@ def test_a_window_of_numpy_integers_is_the_window_of_python_integers(monkeypatch
     expected = world_fields(config, plain, climate=False)
     for name in ("elevation", "continentalness", "uplift"):
         np.testing.assert_array_equal(getattr(made, name), getattr(expected, name), name)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"elevation": np.full((2, 3), np.nan)}, ValueError, "elevation must be finite"),
+        ({"elevation": np.full((2, 3), -np.inf)}, ValueError, "elevation must be finite"),
+        ({"elevation": np.full((2, 3), "a")}, TypeError, "elevation must hold real numbers"),
+        ({"elevation": np.zeros((2, 3), complex)}, TypeError, "elevation must hold real numbers"),
+        ({"climate": "no"}, TypeError, "climate must be True or False"),
+        ({"rivers": 1}, TypeError, "rivers must be True or False"),
+    ],
+)
+def test_bad_fields_arguments_are_refused_by_name(kwargs, error, message):
+    # NaN heights once gave NaN temperatures and biomes of a made-up sea,
+    # strings numpy's own error, complex numbers a warning and their real
+    # part, and a truthy string was taken for True.
+    with pytest.raises(error, match=f"^{message}"):
+        world_fields(WorldConfig(seed=5), Window(0, 0, 3, 2), **kwargs)

@@ -40,7 +40,7 @@ import dataclasses
 
 import numpy as np
 
-from worldgen.noise._validate import check_instance
+from worldgen.noise._validate import check_bool, check_instance
 from worldgen.world import _biomes, _climate, _elevation, _rivers
 from worldgen.world._config import WorldConfig
 from worldgen.world._lod import sample_axes
@@ -146,6 +146,8 @@ def world_fields(
     """
     check_instance(config, "config", WorldConfig)
     check_instance(window, "window", Window)
+    climate = check_bool(climate, "climate")
+    rivers = check_bool(rivers, "rivers")
     if rivers and not _rivers.drawn(config, window):
         # A sample is then wider than the rivers, and a window would solve
         # the drainage of every region it meets (thousands, an hour).
@@ -165,11 +167,19 @@ def world_fields(
         )
     shape = window.shape
     if elevation is not None:
-        elevation = np.asarray(elevation, dtype=np.float64)
+        elevation = np.asarray(elevation)
+        if elevation.dtype.kind not in "iuf":
+            raise TypeError(
+                f"elevation must hold real numbers (metres), got dtype {elevation.dtype}; "
+                "use .astype(numpy.float64)"
+            )
+        elevation = elevation.astype(np.float64, copy=False)
         if elevation.shape != shape:
             raise ValueError(
                 f"elevation must have the window's shape {shape}, got {elevation.shape}"
             )
+        if not np.isfinite(elevation).all():
+            raise ValueError("elevation must be finite; found NaN or infinity")
     return _made(config, window, climate, elevation, rivers)
 
 
