@@ -4,7 +4,8 @@ same samples of a bigger window, byte for byte."""
 import numpy as np
 import pytest
 
-from worldgen.world import Window, WorldConfig, _fields, world_fields
+from worldgen._memory import MemoryLimitError
+from worldgen.world import Window, WorldConfig, _fields, elevation, world_fields
 from worldgen.world._climate import WINDS
 from worldgen.world._window import REACH
 
@@ -74,3 +75,14 @@ def test_bad_fields_arguments_are_refused_by_name(kwargs, error, message):
     # part, and a truthy string was taken for True.
     with pytest.raises(error, match=f"^{message}"):
         world_fields(WorldConfig(seed=5), Window(0, 0, 3, 2), **kwargs)
+
+
+def test_a_window_whose_fields_cannot_fit_is_refused_before_any_work(monkeypatch):
+    # 512 x 512 samples of every field and the rivers' take about 16 MB.
+    monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "8M")
+    window = Window(0, 0, 512, 512)
+    with pytest.raises(MemoryLimitError, match=r"^window: the fields of a 512 x 512 window"):
+        world_fields(WorldConfig(seed=5), window, rivers=True)
+    with pytest.raises(MemoryLimitError, match=r"^window: the fields of a 2048 x 2048 window"):
+        elevation(WorldConfig(seed=5), Window(0, 0, 2048, 2048))
+    assert world_fields(WorldConfig(seed=5), Window(0, 0, 64, 64)).biome.shape == (64, 64)

@@ -40,6 +40,7 @@ import dataclasses
 
 import numpy as np
 
+from worldgen._memory import check_memory
 from worldgen.noise._validate import check_bool, check_instance
 from worldgen.world import _biomes, _climate, _elevation, _rivers
 from worldgen.world._config import WorldConfig
@@ -180,7 +181,21 @@ def world_fields(
             )
         if not np.isfinite(elevation).all():
             raise ValueError("elevation must be finite; found NaN or infinity")
+    _check_fits(window, 1 + 32 * (elevation is None) + 17 * climate + 13 * rivers)
     return _made(config, window, climate, elevation, rivers)
+
+
+def _check_fits(window: Window, per_sample: int) -> None:
+    """Refuse a window whose arrays returned, ``per_sample`` bytes a
+    sample, need more memory than is available: at least those must fit
+    (a window of 2**20 x 2**20 samples would otherwise make a strip of
+    2**28 samples before it ran out)."""
+    check_memory(
+        window.width * window.height * per_sample,
+        "window",
+        f"the fields of a {window.width} x {window.height} window",
+        "make it in smaller windows (Window.tiles)",
+    )
 
 
 def _made(
@@ -276,4 +291,5 @@ def elevation(config: WorldConfig, window: Window) -> np.ndarray:
     """Metres above sea level of the window's samples, shape ``(H, W)``."""
     check_instance(config, "config", WorldConfig)
     check_instance(window, "window", Window)
+    _check_fits(window, 8)
     return _elevation.elevation(config, window)
