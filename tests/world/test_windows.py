@@ -7,6 +7,7 @@ import pytest
 from worldgen._memory import MemoryLimitError
 from worldgen.world import Window, WorldConfig, _fields, elevation, world_fields
 from worldgen.world._climate import WINDS
+from worldgen.world._fields import RIVERS_REACH
 from worldgen.world._window import REACH
 
 
@@ -26,19 +27,21 @@ def test_rainfall_of_a_window_is_the_crop_of_a_bigger_one_in_every_wind(wind):
 
 @pytest.mark.parametrize("end", [-1, 1])
 def test_rivers_at_the_ends_of_their_reach_are_drawn_or_refused_by_name(monkeypatch, end):
-    # Beyond +-REACH a window's rivers were refused by the window of a
-    # region they come from ("window x must be ..."). A window within it is
-    # drawn, also in strips that start beyond it.
+    # Near +-2**40 a window's rivers were refused by the window of a region
+    # they come from ("window x must be ..."). A window within their reach
+    # is drawn (in strips too), as is one at a product's reach grown by a
+    # halo (the voxel world's columns).
     config = WorldConfig(seed=5, continent_size=1024)
-    far = end * REACH
     monkeypatch.setattr(_fields, "STRIP_ROWS", 2)
     monkeypatch.setattr(_fields, "STRIP_SAMPLES", 2)
-    window = Window(far, far - 1 if end > 0 else far, 3, 4)
-    fields = world_fields(config, window, rivers=True)
-    assert fields.water_kind.shape == (4, 3) and np.isfinite(fields.surface).all()
-    for x, y in ((far + end, 0), (0, far + end)):
-        with pytest.raises(ValueError, match=r"^rivers=True needs a window whose x and y"):
-            world_fields(config, Window(x, y, 2, 2), rivers=True)
+    for far in (end * RIVERS_REACH, end * (REACH + 11)):
+        window = Window(far - 2 if end > 0 else far, far - 3 if end > 0 else far, 3, 4)
+        fields = world_fields(config, window, rivers=True)
+        assert fields.water_kind.shape == (4, 3) and np.isfinite(fields.surface).all()
+    far = end * RIVERS_REACH
+    for x, y, width in ((far + end, 0, 1), (0, far + end, 1), (far - 1, 0, 3)):
+        with pytest.raises(ValueError, match=r"^rivers=True needs a window whose samples lie"):
+            world_fields(config, Window(x, y, width, 2), rivers=True)
 
 
 @pytest.mark.parametrize("kind", [np.int32, np.uint64, np.uint16])

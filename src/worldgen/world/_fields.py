@@ -45,7 +45,7 @@ from worldgen.noise._validate import check_bool, check_instance
 from worldgen.world import _biomes, _climate, _elevation, _rivers
 from worldgen.world._config import WorldConfig
 from worldgen.world._lod import sample_axes
-from worldgen.world._window import REACH, Window
+from worldgen.world._window import Window
 
 FIELDS = ("elevation", "temperature", "rainfall", "biome", "water")
 
@@ -54,6 +54,11 @@ FIELDS = ("elevation", "temperature", "rainfall", "biome", "water")
 # that the temporaries of the elevation, rivers and climate are those of a
 # strip, not of the window.
 STRIP_SAMPLES = 1 << 20
+# How far from the world's centre a window's rivers may be drawn: the
+# regions they come from are solved on windows of their own, which reach up
+# to a block of two continent squares and its warp beyond a sample and
+# must stay within a window's range.
+RIVERS_REACH = 2**40 - 2**23
 # The fewest rows of a strip: the slow fields' coarse grids (the uplift's,
 # the rainfall's) are made again for each strip, with their margins.
 STRIP_ROWS = 256
@@ -133,7 +138,7 @@ def world_fields(
         carved ground, ``water`` every kind of water (default False). Only
         at steps of at most ``continent_size / 64`` cells, where products
         draw them (:func:`~worldgen.world._rivers.drawn`), and in windows
-        whose ``x`` and ``y`` are within ``+-2**39`` cells.
+        whose samples lie within :data:`RIVERS_REACH` cells of the centre.
 
     Returns
     -------
@@ -158,13 +163,13 @@ def world_fields(
             f"{_rivers.DRAWN_SPAN} = {limit} cells, got step {window.step}: pass "
             "rivers=False or a finer step"
         )
-    if rivers and max(abs(window.x), abs(window.y)) > REACH:
-        # The regions a window's rivers come from lie beyond it, each
-        # solved on a window of its own.
+    far = (window.width - 1) * window.step
+    ends = (window.x, window.y, window.x + far, window.y + (window.height - 1) * window.step)
+    if rivers and max(map(abs, ends)) > RIVERS_REACH:
         raise ValueError(
-            f"rivers=True needs a window whose x and y are within +-{REACH} (2**39) "
-            f"cells, got x={window.x}, y={window.y}: pass rivers=False or a window "
-            "nearer the origin"
+            f"rivers=True needs a window whose samples lie within +-{RIVERS_REACH} cells "
+            f"(2**40 - 2**23), got x from {ends[0]} to {ends[2]}, y from {ends[1]} to "
+            f"{ends[3]}: pass rivers=False or a window nearer the origin"
         )
     shape = window.shape
     if elevation is not None:
@@ -205,8 +210,8 @@ def _made(
     elevation: np.ndarray | None,
     rivers: bool,
 ) -> WorldFields:
-    """:func:`world_fields` of checked arguments (a strip of a window may
-    start beyond the reach its window's rivers were checked for)."""
+    """:func:`world_fields` of checked arguments (the strips of a window
+    are not checked again)."""
     shape = window.shape
     rows = max(STRIP_ROWS, STRIP_SAMPLES // window.width)
     if window.height >= 2 * rows:
