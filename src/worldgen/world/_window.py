@@ -20,8 +20,12 @@ class Window:
     ``x + (width - 1) * step`` and rows ``y`` to ``y + (height - 1) * step``.
 
     ``step`` (default 1) samples the grid coarser, e.g. for the lower zoom
-    levels of a tile pyramid; every pointwise layer of a stepped window
-    equals the same samples of an unstepped one.
+    levels of a tile pyramid. A :class:`~worldgen.world.NoiseMap` samples
+    the same pixels as an unstepped window; the world's fields
+    (:func:`~worldgen.world.world_fields`) stand each sample for the block
+    of ``step x step`` cells from it, band-limited (see
+    :mod:`~worldgen.world._lod`), so they equal the crop of a bigger window
+    at the same step, not the samples of an unstepped one.
 
     Windows may lie partly or wholly outside the map's nominal size: maps are
     defined on the whole plane, so a window of a big map made alone equals
