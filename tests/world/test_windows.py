@@ -3,6 +3,8 @@ same samples of a bigger window, byte for byte."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from worldgen._memory import MemoryLimitError
 from worldgen.world import Window, WorldConfig, _fields, elevation, world_fields
@@ -31,7 +33,7 @@ def test_rivers_at_the_ends_of_their_reach_are_drawn_or_refused_by_name(monkeypa
     # they come from ("window x must be ..."). A window within their reach
     # is drawn (in strips too), as is one at a product's reach grown by a
     # halo (the voxel world's columns).
-    config = WorldConfig(seed=5, continent_size=1024)
+    config = WorldConfig(seed=5, continent_size=1024, land_fraction=0.02)
     monkeypatch.setattr(_fields, "STRIP_ROWS", 2)
     monkeypatch.setattr(_fields, "STRIP_SAMPLES", 2)
     for far in (end * RIVERS_REACH, end * (REACH + 11)):
@@ -89,3 +91,36 @@ def test_a_window_whose_fields_cannot_fit_is_refused_before_any_work(monkeypatch
     with pytest.raises(MemoryLimitError, match=r"^window: the fields of a 2048 x 2048 window"):
         elevation(WorldConfig(seed=5), Window(0, 0, 2048, 2048))
     assert world_fields(WorldConfig(seed=5), Window(0, 0, 64, 64)).biome.shape == (64, 64)
+
+
+@settings(max_examples=25)
+@given(
+    seed=st.integers(0, 2**64 - 1),
+    size=st.sampled_from([1024, 4096, 65536, 2**20]),
+    wind=st.sampled_from(sorted(WINDS)),
+    level=st.integers(0, 30),
+    corner=st.tuples(st.integers(-(2**39), 2**39), st.integers(-(2**39), 2**39)),
+    big=st.tuples(st.integers(1, 24), st.integers(1, 24)),
+    data=st.data(),
+)
+def test_any_window_anywhere_is_the_crop_of_a_bigger_one(
+    seed, size, wind, level, corner, big, data
+):
+    # Any level, any place within a window's reach, any size down to 1 x 1
+    # and 1 x N: every field equals the crop, and stays finite and in range.
+    config = WorldConfig(seed=seed, continent_size=size, wind=wind)
+    step = 2**level
+    (width, height), (x0, y0) = big, corner
+    c = data.draw(st.integers(0, width - 1))
+    r = data.draw(st.integers(0, height - 1))
+    w = data.draw(st.integers(1, width - c))
+    h = data.draw(st.integers(1, height - r))
+    whole = world_fields(config, Window(x0, y0, width, height, step))
+    alone = world_fields(config, Window(x0 + c * step, y0 + r * step, w, h, step))
+    for name in ("elevation", "continentalness", "uplift", "mountains", "temperature",
+                 "rainfall", "biome", "water"):  # fmt: skip
+        np.testing.assert_array_equal(
+            getattr(alone, name), getattr(whole, name)[r : r + h, c : c + w]
+        )
+    assert np.isfinite(whole.temperature).all() and np.isfinite(whole.elevation).all()
+    assert whole.rainfall.min() >= 120.0 and 0.0 <= whole.uplift.min() <= whole.uplift.max() <= 1.0
