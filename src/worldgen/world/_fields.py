@@ -163,8 +163,8 @@ def world_fields(
             f"{_rivers.DRAWN_SPAN} = {limit} cells, got step {window.step}: pass "
             "rivers=False or a finer step"
         )
-    far = (window.width - 1) * window.step
-    ends = (window.x, window.y, window.x + far, window.y + (window.height - 1) * window.step)
+    x, y, s = window.x, window.y, window.step
+    ends = (x, y, x + (window.width - 1) * s, y + (window.height - 1) * s)
     if rivers and max(map(abs, ends)) > RIVERS_REACH:
         raise ValueError(
             f"rivers=True needs a window whose samples lie within +-{RIVERS_REACH} cells "
@@ -193,8 +193,8 @@ def world_fields(
 def _check_fits(window: Window, per_sample: int) -> None:
     """Refuse a window whose arrays returned, ``per_sample`` bytes a
     sample, need more memory than is available: at least those must fit
-    (a window of 2**20 x 2**20 samples would otherwise make a strip of
-    2**28 samples before it ran out)."""
+    (:func:`world_fields` would otherwise make the first strip of a window
+    of 2**20 x 2**20 samples, 2**28 of them, before it ran out)."""
     check_memory(
         window.width * window.height * per_sample,
         "window",
