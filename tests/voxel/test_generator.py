@@ -24,10 +24,18 @@ from worldgen.voxel._blocks import (
     WATER,
     WOOD,
 )
+from worldgen.voxel._chunk import CHUNK_HIGH, CHUNK_LOW
 from worldgen.voxel._config import GENERATOR_VERSION, VoxelConfig
-from worldgen.voxel._generator import GRID_CELL, STEEP, generate_region, lattice_shift
+from worldgen.voxel._generator import (
+    GRID_CELL,
+    STEEP,
+    generate_chunk,
+    generate_region,
+    lattice_shift,
+)
 from worldgen.voxel._store import ChunkStore, StoreMismatchError
 from worldgen.world import Window, elevation, spawn, world_fields
+from worldgen.world._window import REACH
 
 CONFIG = VoxelConfig(seed=3)
 # The spawn of seed 3: a coast with forest, the default world's own.
@@ -340,3 +348,20 @@ def test_config_key_changes_with_shape_not_colours():
     assert VoxelConfig(seed=1, caves=False).key != a.key
     assert VoxelConfig(seed=1, rivers=False).key != a.key
     assert VoxelConfig(seed=1, terrain="heightmap").key != a.key
+
+
+@pytest.mark.parametrize("end", [-1, 1])
+def test_columns_at_the_ends_of_their_range_are_made_or_refused_by_name(end):
+    # A region at the end of its range was once refused by a window its
+    # margins grew past the world's ("window x must be ..."); a chunk
+    # beyond what a Chunk holds was made, then refused.
+    config = VoxelConfig(seed=3, caves=False, trees=False)
+    far = end * REACH
+    blocks, heights = generate_region(config, far, -far, 2, 1)
+    assert blocks.shape == (config.height, 1, 2) and heights.min() >= config.y_min
+    last = CHUNK_HIGH if end > 0 else CHUNK_LOW
+    assert generate_chunk(config, last, last).heights.shape == (16, 16)
+    with pytest.raises(ValueError, match=r"^x0 must be an integer from"):
+        generate_region(config, far + end, 0, 1, 1)
+    with pytest.raises(ValueError, match=r"^cz must be an integer from"):
+        generate_chunk(config, 0, last + end)

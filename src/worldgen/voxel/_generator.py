@@ -93,13 +93,13 @@ from worldgen.voxel._blocks import (
     WATER,
     WOOD,
 )
-from worldgen.voxel._chunk import CHUNK, Chunk
+from worldgen.voxel._chunk import CHUNK, CHUNK_HIGH, CHUNK_LOW, Chunk
 from worldgen.voxel._config import VoxelConfig
 from worldgen.world._elevation import LAND_RAMP
 from worldgen.world._fields import world_fields
 from worldgen.world._hash import uniform3
 from worldgen.world._rivers import LAKE, RIVER
-from worldgen.world._window import Window
+from worldgen.world._window import REACH, Window
 
 OCEAN, BEACH, PLAINS, FOREST, DESERT, TAIGA, SNOWY, MOUNTAINS = range(8)
 BIOMES = ("ocean", "beach", "plains", "forest", "desert", "taiga", "snowy", "mountains")
@@ -838,8 +838,10 @@ def generate_region(
     ((384, 3, 4), (3, 4))
     """
     check_instance(config, "config", VoxelConfig)
-    x0 = check_int(x0, "x0", -(2**40), 2**40)
-    z0 = check_int(z0, "z0", -(2**40), 2**40)
+    # Within a window's reach: the margins, halos and field blocks the
+    # columns are made in stay inside the world's windows.
+    x0 = check_int(x0, "x0", -REACH, REACH)
+    z0 = check_int(z0, "z0", -REACH, REACH)
     width = check_int(width, "width", 1, 2**14)
     depth = check_int(depth, "depth", 1, 2**14)
     m = MARGIN
@@ -882,8 +884,8 @@ def generate_region(
 
 def generate_chunk(config: VoxelConfig, cx: int, cz: int) -> Chunk:
     """Chunk ``(cx, cz)``: the 16 x 16 columns from ``(16 cx, 16 cz)``."""
-    cx = check_int(cx, "cx", -(2**36), 2**36)
-    cz = check_int(cz, "cz", -(2**36), 2**36)
+    cx = check_int(cx, "cx", CHUNK_LOW, CHUNK_HIGH)  # as a Chunk holds them
+    cz = check_int(cz, "cz", CHUNK_LOW, CHUNK_HIGH)
     blocks, heights = generate_region(config, CHUNK * cx, CHUNK * cz, CHUNK, CHUNK)
     return Chunk(cx, cz, blocks, heights)
 

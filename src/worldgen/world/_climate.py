@@ -125,9 +125,13 @@ def _rain_grid(config: WorldConfig, gx: np.ndarray, gy: np.ndarray, g: int) -> n
     """Rainfall at the grid points ``gx`` x ``gy`` (cells, spacing ``g``)."""
     dx, dy = WINDS[config.wind]
     steps = max(2, math.ceil(config.fetch / (g * math.hypot(dx, dy))))
-    # The grid grown by ``steps`` points on every side: each point's cone.
-    ex = (np.arange(-steps, gx.size + steps) * float(g)) + gx[0]
-    ey = (np.arange(-steps, gy.size + steps) * float(g)) + gy[0]
+    # The grid grown by each point's cone: ``k`` passes back it reaches
+    # ``k`` points upwind and ``k`` across the wind (the mixing's
+    # neighbours), so twice as far upwind on each axis in a diagonal wind.
+    left, right = steps * max(dx + abs(dy), 0), steps * max(abs(dy) - dx, 0)
+    top, bottom = steps * max(dy + abs(dx), 0), steps * max(abs(dx) - dy, 0)
+    ex = (np.arange(-left, gx.size + right) * float(g)) + gx[0]
+    ey = (np.arange(-top, gy.size + bottom) * float(g)) + gy[0]
     xs = np.broadcast_to(ex[None, :], (ey.size, ex.size)).ravel()
     ys = np.broadcast_to(ey[:, None], (ey.size, ex.size)).ravel()
     # The large-scale ground the wind rises over: detail below a 64th of a
@@ -140,7 +144,7 @@ def _rain_grid(config: WorldConfig, gx: np.ndarray, gy: np.ndarray, g: int) -> n
         elev, dx, dy, steps, g * math.hypot(dx, dy), size / 32.0, base, 2.0 / config.relief,
         MIXING,
     )  # fmt: skip
-    out = rain[steps : steps + gy.size, steps : steps + gx.size]
+    out = rain[top : top + gy.size, left : left + gx.size]
     # m * rate, scaled so that flat land at saturation gets RAIN_MAX.
     return config.rainfall * RAIN_MAX * np.minimum(out / base, OROGRAPHIC_MAX) + RAIN_MIN
 

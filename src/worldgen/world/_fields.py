@@ -40,7 +40,8 @@ import dataclasses
 
 import numpy as np
 
-from worldgen.noise._validate import check_instance
+from worldgen._memory import check_memory
+from worldgen.noise._validate import check_bool, check_instance
 from worldgen.world import _biomes, _climate, _elevation, _rivers
 from worldgen.world._config import WorldConfig
 from worldgen.world._lod import sample_axes
@@ -53,6 +54,11 @@ FIELDS = ("elevation", "temperature", "rainfall", "biome", "water")
 # that the temporaries of the elevation, rivers and climate are those of a
 # strip, not of the window.
 STRIP_SAMPLES = 1 << 20
+# How far from the world's centre a window's rivers may be drawn: the
+# regions they come from are solved on windows of their own, which reach up
+# to a block of two continent squares and its warp beyond a sample and
+# must stay within a window's range.
+RIVERS_REACH = 2**40 - 2**23
 # The fewest rows of a strip: the slow fields' coarse grids (the uplift's,
 # the rainfall's) are made again for each strip, with their margins.
 STRIP_ROWS = 256
@@ -131,7 +137,8 @@ def world_fields(
         (:mod:`~worldgen.world._rivers`): ``elevation`` then holds the
         carved ground, ``water`` every kind of water (default False). Only
         at steps of at most ``continent_size / 64`` cells, where products
-        draw them (:func:`~worldgen.world._rivers.drawn`).
+        draw them (:func:`~worldgen.world._rivers.drawn`), and in windows
+        whose samples lie within :data:`RIVERS_REACH` cells of the centre.
 
     Returns
     -------
@@ -145,6 +152,8 @@ def world_fields(
     """
     check_instance(config, "config", WorldConfig)
     check_instance(window, "window", Window)
+    climate = check_bool(climate, "climate")
+    rivers = check_bool(rivers, "rivers")
     if rivers and not _rivers.drawn(config, window):
         # A sample is then wider than the rivers, and a window would solve
         # the drainage of every region it meets (thousands, an hour).
@@ -154,13 +163,56 @@ def world_fields(
             f"{_rivers.DRAWN_SPAN} = {limit} cells, got step {window.step}: pass "
             "rivers=False or a finer step"
         )
+    x, y, s = window.x, window.y, window.step
+    ends = (x, y, x + (window.width - 1) * s, y + (window.height - 1) * s)
+    if rivers and max(map(abs, ends)) > RIVERS_REACH:
+        raise ValueError(
+            f"rivers=True needs a window whose samples lie within +-{RIVERS_REACH} cells "
+            f"(2**40 - 2**23), got x from {ends[0]} to {ends[2]}, y from {ends[1]} to "
+            f"{ends[3]}: pass rivers=False or a window nearer the origin"
+        )
     shape = window.shape
     if elevation is not None:
-        elevation = np.asarray(elevation, dtype=np.float64)
+        elevation = np.asarray(elevation)
+        if elevation.dtype.kind not in "iuf":
+            raise TypeError(
+                f"elevation must hold real numbers (metres), got dtype {elevation.dtype}; "
+                "use .astype(numpy.float64)"
+            )
+        elevation = elevation.astype(np.float64, copy=False)
         if elevation.shape != shape:
             raise ValueError(
                 f"elevation must have the window's shape {shape}, got {elevation.shape}"
             )
+        if not np.isfinite(elevation).all():
+            raise ValueError("elevation must be finite; found NaN or infinity")
+    _check_fits(window, 1 + 32 * (elevation is None) + 17 * climate + 13 * rivers)
+    return _made(config, window, climate, elevation, rivers)
+
+
+def _check_fits(window: Window, per_sample: int) -> None:
+    """Refuse a window whose arrays returned, ``per_sample`` bytes a
+    sample, need more memory than is available: at least those must fit
+    (:func:`world_fields` would otherwise make the first strip of a window
+    of 2**20 x 2**20 samples, 2**28 of them, before it ran out)."""
+    check_memory(
+        window.width * window.height * per_sample,
+        "window",
+        f"the fields of a {window.width} x {window.height} window",
+        "make it in smaller windows (Window.tiles)",
+    )
+
+
+def _made(
+    config: WorldConfig,
+    window: Window,
+    climate: bool,
+    elevation: np.ndarray | None,
+    rivers: bool,
+) -> WorldFields:
+    """:func:`world_fields` of checked arguments (the strips of a window
+    are not checked again)."""
+    shape = window.shape
     rows = max(STRIP_ROWS, STRIP_SAMPLES // window.width)
     if window.height >= 2 * rows:
         return _in_strips(config, window, rows, climate, elevation, rivers)
@@ -219,7 +271,7 @@ def _in_strips(
         height = min(rows, window.height - top)
         strip = dataclasses.replace(window, y=window.y + top * window.step, height=height)
         given = None if elevation is None else elevation[top : top + height]
-        part = world_fields(config, strip, climate=climate, elevation=given, rivers=rivers)
+        part = _made(config, strip, climate, given, rivers)
         if kept:
             part.elevation = None
         if out is None:
@@ -244,4 +296,5 @@ def elevation(config: WorldConfig, window: Window) -> np.ndarray:
     """Metres above sea level of the window's samples, shape ``(H, W)``."""
     check_instance(config, "config", WorldConfig)
     check_instance(window, "window", Window)
+    _check_fits(window, 8)
     return _elevation.elevation(config, window)

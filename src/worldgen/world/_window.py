@@ -20,8 +20,12 @@ class Window:
     ``x + (width - 1) * step`` and rows ``y`` to ``y + (height - 1) * step``.
 
     ``step`` (default 1) samples the grid coarser, e.g. for the lower zoom
-    levels of a tile pyramid; every pointwise layer of a stepped window
-    equals the same samples of an unstepped one.
+    levels of a tile pyramid. A :class:`~worldgen.world.NoiseMap` samples
+    the same pixels as an unstepped window; the world's fields
+    (:func:`~worldgen.world.world_fields`) stand each sample for the block
+    of ``step x step`` cells from it, band-limited (see
+    :mod:`~worldgen.world._lod`), so they equal the crop of a bigger window
+    at the same step, not the samples of an unstepped one.
 
     Windows may lie partly or wholly outside the map's nominal size: maps are
     defined on the whole plane, so a window of a big map made alone equals
@@ -40,11 +44,15 @@ class Window:
     step: int = 1
 
     def __post_init__(self):
-        check_int(self.x, "window x", -_BIG, _BIG)
-        check_int(self.y, "window y", -_BIG, _BIG)
-        check_int(self.width, "window width", 1, 2**20)
-        check_int(self.height, "window height", 1, 2**20)
-        check_int(self.step, "window step", 1, 2**30)
+        # Kept as Python integers: numpy's overflow in the window's
+        # arithmetic (a strip's origin, a halo) would move its samples.
+        for name, low, high in (
+            ("x", -_BIG, _BIG), ("y", -_BIG, _BIG), ("width", 1, 2**20),
+            ("height", 1, 2**20), ("step", 1, 2**30),
+        ):  # fmt: skip
+            object.__setattr__(
+                self, name, check_int(getattr(self, name), f"window {name}", low, high)
+            )
 
     @property
     def shape(self) -> tuple[int, int]:
