@@ -130,6 +130,9 @@ def test_rivers_never_stop_or_climb_and_lakes_drain(far_windows):
         # is its surface less a depth.
         river = f.water_kind == _rivers.RIVER
         assert (f.elevation[river] < f.surface[river]).all()
+        # Banks by a mouth (whose surface is below the sea) cut no dry
+        # ground below the sea: dry land under the sea's level was drawn.
+        assert (f.elevation[f.water_kind == _rivers.DRY] >= 0.0).all(), window
     # The windows hold land, rivers and sea.
     assert totals[_rivers.RIVER] > 20 * 500
     assert totals[_rivers.SEA] > 0 and totals[_rivers.DRY] > 0

@@ -176,7 +176,7 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
     # sample's ground is its bed (where beds are carved) and its flow the
     # discharge (where ``flow`` is not empty) of the segment with the
     # lowest surface, the first of those in order; a bank lowers the ground
-    # of dry samples.
+    # of dry samples, down to the sea level at most.
     x0 = cols[0]
     y0 = rows[0]
     half_step = 0.5 * step
@@ -268,9 +268,12 @@ def _draw(points, ends, discharge, depths, widths, boxes, order, min_hw, cols, r
                         if flows:
                             flow[r, c] = discharge[s]
                 elif carve and kind[r, c] == 0:
+                    # A bank slopes down to the river, but never cuts dry
+                    # ground below the sea (by a mouth, whose surface is
+                    # below it): such ground would be dry land under water.
                     level = surface + slope * (dist - hw)
                     if level < ground[r, c]:
-                        ground[r, c] = level
+                        ground[r, c] = max(level, min(ground[r, c], 0.0))
 
 
 def _meets(axis: np.ndarray, origin: int, step: int, first: int, last: int) -> bool:
