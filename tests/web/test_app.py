@@ -155,6 +155,10 @@ BAD = [
     ("/w/nope/layers", 404, "unknown world"),
     ("/w/{key}/nope.json", 404, "unknown layer"),
     ("/worlds?seed=abc", 400, "seed must be an integer"),
+    ("/worlds?seed=1_000", 400, "seed must be an integer in plain digits"),
+    ("/worlds?seed=%201", 400, "seed must be an integer in plain digits"),
+    ("/worlds?seed=%D9%A3", 400, "seed must be an integer in plain digits"),  # Arabic-Indic 3
+    ("/worlds?relief=2_40", 400, "relief must be a number in plain digits"),
     ("/worlds?seed=99999999999999999999999", 400, "seed"),
     ("/worlds?scale=-1&preset=classic", 400, "scale"),
     ("/worlds?scale=nan&preset=classic", 400, "scale"),
@@ -292,6 +296,8 @@ def test_bound_on_inflight_work_gives_503_and_time_limit_504():
     codes, later, first = asyncio.run(flood())
     assert sorted(codes) == [503, 503, 503, 503, 504, 504]
     assert all("error" in r.json() for r in first)
+    busy = [r.json()["error"] for r in first if r.status_code == 503]
+    assert busy[0] == "server busy: too much work under way to start this tile; retry soon"
     # The slow tile finished after its 504 and was kept: not made again.
     assert later.status_code == 200 and later.content == b"tile 5 0 0"
     assert calls.count((5, 0, 0)) == 1 and len(calls) == 2

@@ -370,7 +370,9 @@ class Explorer:
             if request is not None and await request.is_disconnected():
                 raise Gone  # its client left before the work began: never start it
             if self.inflight >= self.max_inflight:
-                raise ClientError(503, "server busy: too many tiles in the making; retry soon")
+                raise ClientError(
+                    503, f"server busy: too much work under way to start this {what}; retry soon"
+                )
             self.inflight += 1
             stop = threading.Event()
             call = functools.partial(fn, *args, **({"stop": stop} if stoppable else {}))

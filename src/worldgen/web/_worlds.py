@@ -12,6 +12,7 @@ import collections
 import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,6 +47,10 @@ WORLD_PARAMS = ("continent_size", "land_fraction", "relief")
 CLASSIC_PARAMS = ("scale", "octaves", "persistence", "lacunarity", "sea")
 
 
+_INTEGER = re.compile(r"[-+]?[0-9]+", re.ASCII)
+_NUMBER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", re.ASCII)
+
+
 def parse_params(query: Mapping[str, str]) -> dict[str, Any]:
     """Typed world parameters from strings (e.g. a query string); unknown
     names and unparsable values are ValueErrors naming the parameter."""
@@ -61,11 +66,13 @@ def parse_params(query: Mapping[str, str]) -> dict[str, Any]:
                 )
             out[name] = text
             continue
-        try:
-            out[name] = kind(text)
-        except (TypeError, ValueError):
+        # Plain ASCII numbers only, as tile coordinates: Python's int() and
+        # float() also take '1_000', spaces around and other scripts' digits.
+        plain = _INTEGER if kind is int else _NUMBER
+        if not plain.fullmatch(text):
             what = "an integer" if kind is int else "a number"
-            raise ValueError(f"{name} must be {what}, got {text!r}") from None
+            raise ValueError(f"{name} must be {what} in plain digits, got {text!r}")
+        out[name] = kind(text)
     return out
 
 
