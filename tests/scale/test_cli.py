@@ -218,3 +218,19 @@ def test_an_output_that_cannot_go_where_it_goes_is_refused_before_the_blocks(tmp
     assert said in result.output and "remove it or choose another --out" in result.output
     assert "Errno" not in result.output
     assert not (out / "world.zarr").exists()
+
+
+def test_a_cog_of_a_level_has_cells_of_its_step(tmp_path):
+    """``--level``: a sample stands for 2^level cells, and the COG's
+    geotransform says so (readers place and scale it in world cells)."""
+    from worldgen.scale import write_big_set
+
+    rasterio = pytest.importorskip("rasterio")
+    settings = map_config(merge(preset("classic", 512, 512), {"terrain": {"normalize": "global"}}))
+    window = Window(-96, 64, 100, 80, step=4)
+    write_big_set("map", settings, None, tmp_path, formats=["cog"], window=window, block=64)
+    with rasterio.open(tmp_path / "world.tif") as src:
+        assert src.res == (4.0, 4.0)
+        assert src.xy(0, 0, offset="ul") == (-96.0, -64.0)
+        assert src.xy(80, 100, offset="ul") == (-96.0 + 400, -64.0 - 320)
+

@@ -317,3 +317,21 @@ def test_a_worlds_store_holds_its_rivers_sea_and_discharge(tmp_path):
     assert np.array_equal(got["river"], fields.water_kind)
     assert (got["river"] == 1).sum() > 300
     assert np.array_equal(got["discharge"], fields.discharge)
+
+
+def test_a_stepped_windows_blocks_equal_the_whole_window(tmp_path):
+    """A window at a level of detail (``--level``): each block takes every
+    step-th cell like the whole window, not the cells next to its corner."""
+    cfg = config("classic-islands")
+    window = Window(-50, 30, 150, 100, step=4)
+    build_store(tmp_path / "s.zarr", "map", cfg, window=window, block=64)
+    got = arrays(tmp_path / "s.zarr")
+    pictures = map_pictures(cfg, window)
+    assert np.array_equal(got["height"], pictures.height.astype(np.float32))
+    assert np.array_equal(got["colour"], pictures.colour)
+    attrs = zarr.open_group(tmp_path / "s.zarr", mode="r").attrs
+    assert attrs["window"] == [-50, 30, 150, 100] and attrs["step"] == 4
+    # The same corner and size at another step is another map.
+    with pytest.raises(ValueError, match="holds another map \\(its step differ"):
+        build_store(tmp_path / "s.zarr", "map", cfg, window=Window(-50, 30, 150, 100, step=2),
+                    block=64)  # fmt: skip

@@ -50,6 +50,7 @@ def write_cog(
     *,
     block: int = 512,
     origin: tuple[int, int] = (0, 0),
+    step: int = 1,
     cell_size: float = 1.0,
     metadata: dict[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -67,6 +68,9 @@ def write_cog(
         of 16 (GDAL's COG driver takes no smaller tiles).
     origin : (int, int)
         World cell ``(x, y)`` of the raster's top-left cell.
+    step : int
+        World cells a raster cell stands for across (a window's step, a
+        level of detail's ``2**level``).
     cell_size : float
         Size of a cell in the geotransform's units.
     metadata : dict of str, optional
@@ -84,9 +88,9 @@ def write_cog(
     cells and internal overviews (halving down to one tile), laid out by
     GDAL's COG driver (rasterio), so GDAL, QGIS and rasterio read it, and
     range requests read only the tiles they need. The geotransform puts the
-    top-left corner at ``(x * cell_size, -y * cell_size)`` with the y axis
-    pointing down the map; there is no CRS (world cells are not on the
-    Earth). A temporary tiled GeoTIFF beside it is written first, a block
+    top-left corner at ``(x * cell_size, -y * cell_size)``, raster cells
+    ``step * cell_size`` apart, with the y axis pointing down the map; there
+    is no CRS (world cells are not on the Earth). A temporary tiled GeoTIFF beside it is written first, a block
     at a time, then converted with GDAL's cache bounded to 256 MB.
     """
     import rasterio
@@ -106,6 +110,7 @@ def write_cog(
     if not (isinstance(origin, (tuple, list)) and len(origin) == 2):
         raise TypeError(f"origin must be a pair of integers (x, y), got {origin!r}")
     x0, y0 = (check_int(v, "origin", -(2**40), 2**40) for v in origin)
+    step = check_int(step, "step", 1, 2**30)
     if not (isinstance(cell_size, (int, float)) and math.isfinite(cell_size) and cell_size > 0):
         raise ValueError(f"cell_size must be a positive finite number, got {cell_size!r}")
     if metadata is not None and not isinstance(metadata, dict):
@@ -126,7 +131,9 @@ def write_cog(
                     "dtype": "float32", "tiled": True, "blockxsize": block,
                     "blockysize": block, "compress": "deflate", "predictor": 3,
                     "BIGTIFF": "IF_SAFER",
-                    "transform": from_origin(x0 * cell_size, -y0 * cell_size, cell_size, cell_size),
+                    "transform": from_origin(
+                        x0 * cell_size, -y0 * cell_size, step * cell_size, step * cell_size
+                    ),
                 }  # fmt: skip
                 with rasterio.open(staged, "w", **profile) as dst:
                     for done, y in enumerate(rows):

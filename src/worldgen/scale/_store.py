@@ -21,7 +21,7 @@ block and array, so each block task writes whole chunks that no other task
 touches. The group's attributes hold the kind, the config (a JSON object
 shaped like the TOML file, so any reader can parse it and
 :func:`worldgen.config.map_config` rebuilds it; ``terrain`` the carving's
-fields) and its SHA-256, the window, the block size, worldgen's version,
+fields) and its SHA-256, the window and its step, the block size, worldgen's version,
 the store's format, the layer descriptions and ``complete``.
 
 Resume: a block is done when its cell of the array ``done`` (uint8, one
@@ -112,8 +112,8 @@ def _digest(values: np.ndarray) -> np.ndarray:
 
 
 def _region(group, window) -> tuple[slice, slice]:
-    y0 = window.y - group.attrs["window"][1]
-    x0 = window.x - group.attrs["window"][0]
+    y0 = (window.y - group.attrs["window"][1]) // window.step
+    x0 = (window.x - group.attrs["window"][0]) // window.step
     return slice(y0, y0 + window.height), slice(x0, x0 + window.width)
 
 
@@ -178,6 +178,7 @@ def _identity(kind, config, terrain_config, window, block) -> dict:
         "config": described,
         "config_sha256": hashlib.sha256(text.encode()).hexdigest(),
         "window": [window.x, window.y, window.width, window.height],
+        "step": window.step,
         "block": block,
         "worldgen": __version__,
         "format": FORMAT,
@@ -195,6 +196,7 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
         try:
             group = zarr.open_group(path, mode="r+")
             found = {k: group.attrs.get(k) for k in identity}
+            found["step"] = group.attrs.get("step", 1)  # stores before levels: cells
         except (OSError, ValueError, KeyError) as exc:
             raise ValueError(
                 f"out: {path} exists but is not a worldgen store ({exc}); "
@@ -240,16 +242,10 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
 
 
 def blocks(window, block: int) -> list[tuple[tuple[int, int], object]]:
-    """``((row, col), Window)`` of every block of ``window``, row by row."""
-    from worldgen.world import Window
-
-    out = []
-    for row, y in enumerate(range(0, window.height, block)):
-        for col, x in enumerate(range(0, window.width, block)):
-            h = min(block, window.height - y)
-            w = min(block, window.width - x)
-            out.append(((row, col), Window(window.x + x, window.y + y, w, h)))
-    return out
+    """``((row, col), Window)`` of every block of ``window`` (of ``block``
+    samples a side, at its step), row by row."""
+    cols = -(-window.width // block)
+    return [(divmod(i, cols), part) for i, part in enumerate(window.tiles(block))]
 
 
 def build_store(

@@ -193,6 +193,7 @@ def _write(kind, config, terrain_config, out, formats, window, block, dask, prog
                 group[layer],
                 block=max(128, min(512, block)),
                 origin=(window.x, window.y),
+                step=window.step,
                 metadata=tags,
                 progress=stage("cog"),
             )
