@@ -234,3 +234,15 @@ def test_a_cog_of_a_level_has_cells_of_its_step(tmp_path):
         assert src.xy(0, 0, offset="ul") == (-96.0, -64.0)
         assert src.xy(80, 100, offset="ul") == (-96.0 + 400, -64.0 - 320)
 
+
+def test_a_block_that_is_no_multiple_of_16_makes_a_cog(tmp_path):
+    """--block takes any side from 64; the COG's tiles (a multiple of 16 for
+    GDAL) are not refused after every block was made."""
+    rasterio = pytest.importorskip("rasterio")
+    args = ["map", "--preset", "classic", "--width", "256", "--height", "150", "--block", "200",
+            "--export", "cog", "--out", str(tmp_path)]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    with rasterio.open(tmp_path / "world.tif") as src:
+        assert src.block_shapes == [(192, 192)]
+        assert np.array_equal(src.read(1), zarr.open_group(tmp_path / "world.zarr")["height"][:])

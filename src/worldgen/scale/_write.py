@@ -191,7 +191,7 @@ def _write(kind, config, terrain_config, out, formats, window, block, dask, prog
             write_cog(
                 out / COG,
                 group[layer],
-                block=max(128, min(512, block)),
+                block=max(128, min(512, block // 16 * 16)),  # GDAL: a multiple of 16
                 origin=(window.x, window.y),
                 step=window.step,
                 metadata=tags,
