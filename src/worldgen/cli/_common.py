@@ -127,16 +127,19 @@ Block = Annotated[
 BLOCK = 1024  # --block's default
 
 
-def _big_export(export, block: int | None, tile: int | None = None) -> bool:
+def _big_export(
+    export, block: int | None, tile: int | None = None, dask: str | None = None
+) -> bool:
     """Whether ``export`` asks for the block-by-block outputs; refuses the
-    options that would be ignored: ``--block`` without them, ``--tile``
-    with them."""
+    options that would be ignored: ``--block`` and ``--dask`` without them,
+    ``--tile`` with them."""
     big = bool(_BIG & {f.value for f in export or []})
-    if block is not None and not big:
-        raise ValueError(
-            "block applies only with --export zarr, cog or tiles (the map made block by "
-            "block); add one of them or leave --block out"
-        )
+    for name, value in (("block", block), ("dask", dask)):
+        if value is not None and not big:
+            raise ValueError(
+                f"{name} applies only with --export zarr, cog or tiles (the map made block by "
+                f"block); add one of them or leave --{name} out"
+            )
     if tile is not None and big:
         raise ValueError(
             "tile cuts the map set's heights and does not apply with --export zarr, cog or "

@@ -227,7 +227,7 @@ def map_command(
                 raise ValueError("--level applies to world presets; classic maps have no levels")
             window = _leveled(settings, window, level)
         note = _ocean_note(settings, window)
-        if _big_export(export, block, tile):
+        if _big_export(export, block, tile, dask):
             if normalize is not Normalize.local:  # blocks are windows: seamless heights
                 settings = _globally(settings)
             written = _big("map", settings, None, out, window, export, dask, block)
