@@ -246,3 +246,53 @@ def test_a_block_that_is_no_multiple_of_16_makes_a_cog(tmp_path):
     with rasterio.open(tmp_path / "world.tif") as src:
         assert src.block_shapes == [(192, 192)]
         assert np.array_equal(src.read(1), zarr.open_group(tmp_path / "world.zarr")["height"][:])
+
+
+@pytest.mark.parametrize("stage", ["blocks", "cog"])
+def test_a_full_disk_is_one_line_naming_out_and_the_fix(tmp_path, monkeypatch, stage):
+    """A disk that fills during the blocks or the COG (GDAL says only 'Write
+    failed'): one line naming the folder, what is kept and the fix, and no
+    partial COG."""
+    import errno
+    import shutil
+    from collections import namedtuple
+
+    import rasterio.errors
+    import rasterio.shutil
+
+    from worldgen.scale import _store
+
+    if stage == "blocks":
+        real = _store.write_block
+
+        def full_after_one(path, kind, config, terrain_config, window, index):
+            if index != (0, 0):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real(path, kind, config, terrain_config, window, index)
+
+        monkeypatch.setattr(_store, "write_block", full_after_one)
+    else:
+
+        def write_failed(*args, **kwargs):
+            raise rasterio.errors.RasterioIOError(
+                "Write failed. See previous exception for details."
+            )
+
+        usage = namedtuple("usage", "total used free")
+        monkeypatch.setattr(rasterio.shutil, "copy", write_failed)
+        monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 4096, 4096))
+    out = tmp_path / "big"
+    args = ["map", "--preset", "classic", "--width", "128", "--height", "128", "--block", "64",
+            "--export", "zarr", "--export", "cog", "--out", str(out)]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    said = [
+        line
+        for line in result.output.splitlines()
+        if not line.startswith(("blocks:", "cog:", "compiling"))
+    ]
+    assert len(said) == 1 and said[0].startswith("error: out: "), result.output
+    assert "no space left" in result.output.lower() and str(out) in result.output
+    assert "free some space there or choose another --out" in result.output
+    assert "the blocks made are kept in world.zarr" in result.output
+    assert not (out / "world.tif").exists() and not list(out.glob(".world.tif*"))

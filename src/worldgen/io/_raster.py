@@ -153,9 +153,26 @@ def write_cog(
                     staged, tmp, driver="COG", COMPRESS="DEFLATE", PREDICTOR="YES",
                     BLOCKSIZE=block, OVERVIEWS="AUTO", BIGTIFF="IF_SAFER",
                 )  # fmt: skip
+        except rasterio.errors.RasterioIOError as exc:
+            raise _no_room(exc, path, 2 * block * block * 4) from None
         finally:
             staged.unlink(missing_ok=True)
     return path
+
+
+def _no_room(exc: OSError, path: pathlib.Path, room: int) -> OSError:
+    """GDAL's write error (it says only 'Write failed'; libtiff printed the
+    cause) as ENOSPC naming the folder when less than ``room`` bytes are
+    free there; else ``exc`` itself."""
+    import errno
+    import shutil
+
+    free = shutil.disk_usage(path.parent).free
+    if free >= room:
+        return exc
+    clear = OSError(errno.ENOSPC, f"No space left on device ({free} bytes free)")
+    clear.filename = str(path)
+    return clear
 
 
 TILEJSON = "tiles.json"
