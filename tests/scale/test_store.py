@@ -335,3 +335,14 @@ def test_a_stepped_windows_blocks_equal_the_whole_window(tmp_path):
     with pytest.raises(ValueError, match="holds another map \\(its step differ"):
         build_store(tmp_path / "s.zarr", "map", cfg, window=Window(-50, 30, 150, 100, step=2),
                     block=64)  # fmt: skip
+
+
+def test_a_store_whose_making_was_stopped_is_not_called_an_older_layout(tmp_path):
+    """A kill while the store's arrays were being created leaves a group
+    without worldgen's attributes: said so, not 'a store of an older
+    layout (format None)'."""
+    group = zarr.open_group(tmp_path / "s.zarr", mode="w-")
+    group.create_array("height", shape=(64, 64), chunks=(64, 64), dtype=np.float32)
+    with pytest.raises(ValueError, match="not a worldgen store") as caught:
+        build_store(tmp_path / "s.zarr", "map", config(), block=64, window=Window(0, 0, 64, 64))
+    assert "None" not in str(caught.value) and "remove it" in str(caught.value)

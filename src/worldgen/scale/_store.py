@@ -202,6 +202,12 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
                 f"out: {path} exists but is not a worldgen store ({exc}); "
                 "remove it or choose another --out"
             ) from None
+        if found["kind"] is None:  # a run stopped while making it, or another program's
+            raise ValueError(
+                f"out: {path} is a Zarr group but not a worldgen store (it has none of its "
+                "attributes: a run stopped while making it, or another program wrote it); "
+                "remove it or choose another --out"
+            )
         if found["format"] != FORMAT:
             raise ValueError(
                 f"out: {path} is a store of an older layout (format {found['format']}, without "
