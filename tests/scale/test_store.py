@@ -346,3 +346,15 @@ def test_a_store_whose_making_was_stopped_is_not_called_an_older_layout(tmp_path
     with pytest.raises(ValueError, match="not a worldgen store") as caught:
         build_store(tmp_path / "s.zarr", "map", config(), block=64, window=Window(0, 0, 64, 64))
     assert "None" not in str(caught.value) and "remove it" in str(caught.value)
+
+
+def test_a_relative_path_reaches_workers_in_another_folder(tmp_path, client, monkeypatch):
+    """A scheduler's workers run in their own folder: a relative --out is
+    the folder this process means, not one beside each worker."""
+    cfg = config()
+    window = Window(0, 0, 128, 64)
+    build_store(tmp_path / "one.zarr", "map", cfg, block=64, window=window)
+    monkeypatch.chdir(tmp_path)  # the workers started elsewhere
+    build_store("rel.zarr", "map", cfg, block=64, window=window, client=client)
+    one, dask = arrays(tmp_path / "one.zarr"), arrays(tmp_path / "rel.zarr")
+    assert all(np.array_equal(one[k], dask[k]) for k in one)

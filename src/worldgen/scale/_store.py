@@ -328,8 +328,9 @@ def build_store(
         raise _missing(exc) from None
     path = pathlib.Path(path)
     group = open_store(path, kind, config, terrain_config, window, block)
+    where = str(path.absolute())  # as Dask workers in another folder find it
     every = blocks(window, block)
-    sound = _checked(every, str(path), kind, client)
+    sound = _checked(every, where, kind, client)
     todo = [(index, part) for index, part in every if not sound[index]]
     if todo and group.attrs.get("complete"):
         group.attrs["complete"] = False
@@ -337,7 +338,7 @@ def build_store(
     done = total - len(todo)
     if progress is not None:
         progress(done, total)
-    for _ in _run(todo, str(path), kind, config, terrain_config, client):
+    for _ in _run(todo, where, kind, config, terrain_config, client):
         done += 1
         if progress is not None:
             progress(done, total)
