@@ -296,3 +296,22 @@ def test_a_full_disk_is_one_line_naming_out_and_the_fix(tmp_path, monkeypatch, s
     assert "free some space there or choose another --out" in result.output
     assert "the blocks made are kept in world.zarr" in result.output
     assert not (out / "world.tif").exists() and not list(out.glob(".world.tif*"))
+
+
+def test_out_of_memory_in_a_block_says_use_a_smaller_block(tmp_path, monkeypatch):
+    """Not 'make the map block by block with --export zarr', which it is."""
+    from worldgen.scale import _store
+
+    def too_big(*args):
+        raise MemoryError("Unable to allocate 4.00 GiB")
+
+    monkeypatch.setattr(_store, "make_block", too_big)
+    args = ["map", "--preset", "classic", "--width", "64", "--height", "64", "--block", "64",
+            "--export", "zarr", "--out", str(tmp_path)]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    said = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert said == [
+        "error: out of memory (Unable to allocate 4.00 GiB); use a smaller --block (the blocks "
+        "made are kept in world.zarr; the same command resumes)"
+    ], result.output

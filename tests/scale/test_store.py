@@ -358,3 +358,28 @@ def test_a_relative_path_reaches_workers_in_another_folder(tmp_path, client, mon
     build_store("rel.zarr", "map", cfg, block=64, window=window, client=client)
     one, dask = arrays(tmp_path / "one.zarr"), arrays(tmp_path / "rel.zarr")
     assert all(np.array_equal(one[k], dask[k]) for k in one)
+
+
+def test_a_worker_killed_by_every_block_is_one_error_naming_block(tmp_path, monkeypatch):
+    """Workers killed making a block (over their memory limit, as big
+    --block sides of a terrain are) until Dask gives up: a MemoryError that
+    says to use a smaller --block, not a KilledWorker traceback."""
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    from worldgen.scale._cluster import local_cluster
+
+    real_submit = distributed.Client.submit
+
+    def submit(self, func, *args, **kwargs):  # the block's task kills its worker
+        return real_submit(self, lambda: os._exit(1), **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "submit", submit)
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        local_cluster(1) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        with pytest.raises(MemoryError, match="smaller --block"):
+            build_store(tmp_path / "s.zarr", "map", config(), block=64,
+                        window=Window(0, 0, 64, 64), client=client)  # fmt: skip

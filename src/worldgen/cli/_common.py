@@ -176,7 +176,7 @@ def _fail(exc: BaseException, store: os.PathLike | None = None) -> typer.Exit:
     if isinstance(exc, KeyboardInterrupt):
         _say_interrupted(outcome(exc, store))
         return typer.Exit(INTERRUPTED)
-    if isinstance(exc, MemoryError):
+    if isinstance(exc, MemoryError) and "--block" not in str(exc):
         why = f" ({exc})" if str(exc) else ""
         exc = MemoryError(
             f"out of memory{why}; ask for a smaller size, or make the map block by block "
@@ -499,6 +499,14 @@ def _big(kind, settings, carving, out, window, export, dask, block) -> list[path
             bar.stop()
             _say_interrupted("the blocks made are kept in world.zarr; the same command resumes")
             raise typer.Exit(130) from None
+        except MemoryError as exc:
+            if "--block" in str(exc):
+                raise
+            why = f" ({exc})" if str(exc) else ""
+            raise MemoryError(
+                f"out of memory{why}; use a smaller --block (the blocks made are kept in "
+                "world.zarr; the same command resumes)"
+            ) from None
 
 
 def _globally(settings):

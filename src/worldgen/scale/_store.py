@@ -401,7 +401,7 @@ def _run(todo: Sequence, path: str, kind, config, terrain_config, client):
         for index, part in todo:
             yield write_block(path, kind, config, terrain_config, part, index)
         return
-    from distributed import as_completed
+    from distributed import KilledWorker, as_completed
 
     futures = [
         client.submit(
@@ -419,6 +419,11 @@ def _run(todo: Sequence, path: str, kind, config, terrain_config, client):
     try:
         for future in as_completed(futures):
             yield from future.result()
+    except KilledWorker:
+        raise MemoryError(
+            "dask: the workers making a block died each time (past their memory limit?); "
+            "use a smaller --block, or workers with more memory"
+        ) from None
     finally:
         for future in futures:
             future.cancel()
