@@ -164,7 +164,7 @@ def test_ctrl_c_on_a_local_cluster_stops_at_once_in_one_line(tmp_path):
     lines = [
         line
         for line in err.splitlines()
-        if line.strip() and not line.startswith(("blocks:", "compiling kernels"))
+        if line.strip() and not line.startswith(("check:", "blocks:", "compiling kernels"))
     ]
     assert lines == [
         "interrupted: the blocks made are kept in world.zarr; the same command resumes"
@@ -289,7 +289,7 @@ def test_a_full_disk_is_one_line_naming_out_and_the_fix(tmp_path, monkeypatch, s
     said = [
         line
         for line in result.output.splitlines()
-        if not line.startswith(("blocks:", "cog:", "compiling"))
+        if not line.startswith(("check:", "blocks:", "cog:", "compiling"))
     ]
     assert len(said) == 1 and said[0].startswith("error: out: "), result.output
     assert "no space left" in result.output.lower() and str(out) in result.output

@@ -383,3 +383,18 @@ def test_a_worker_killed_by_every_block_is_one_error_naming_block(tmp_path, monk
         with pytest.raises(MemoryError, match="smaller --block"):
             build_store(tmp_path / "s.zarr", "map", config(), block=64,
                         window=Window(0, 0, 64, 64), client=client)  # fmt: skip
+
+
+@pytest.mark.parametrize("on_dask", [False, True])
+def test_reading_back_the_blocks_of_an_earlier_run_shows_progress(tmp_path, request, on_dask):
+    """A rerun first reads every done block back to its digests (minutes for
+    a big store): progress is shown for it, not a silent wait."""
+    client = request.getfixturevalue("client") if on_dask else None
+    cfg = config()
+    window = Window(0, 0, 192, 128)
+    build_store(tmp_path / "s.zarr", "map", cfg, block=64, window=window)
+    seen = []
+    build_store(tmp_path / "s.zarr", "map", cfg, block=64, window=window, client=client,
+                checking=lambda done, total: seen.append((done, total)))  # fmt: skip
+    assert seen[0] == (0, 6) and seen[-1] == (6, 6)
+    assert sorted(seen) == [(i, 6) for i in range(7)]

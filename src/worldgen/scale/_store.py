@@ -264,6 +264,7 @@ def build_store(
     block: int = BLOCK,
     client=None,
     progress: Callable[[int, int], None] | None = None,
+    checking: Callable[[int, int], None] | None = None,
 ) -> pathlib.Path:
     """Make every block of a map into the Zarr store at ``path``.
 
@@ -289,6 +290,9 @@ def build_store(
     progress : callable, optional
         ``progress(done, total)``: blocks done (those of an earlier run
         included).
+    checking : callable, optional
+        ``checking(checked, total)``: blocks read back to their digests
+        first (those an earlier run marked done; the others count at once).
 
     Returns
     -------
@@ -330,7 +334,7 @@ def build_store(
     group = open_store(path, kind, config, terrain_config, window, block)
     where = str(path.absolute())  # as Dask workers in another folder find it
     every = blocks(window, block)
-    sound = _checked(every, where, kind, client)
+    sound = _checked(every, where, kind, client, checking)
     todo = [(index, part) for index, part in every if not sound[index]]
     if todo and group.attrs.get("complete"):
         group.attrs["complete"] = False
@@ -346,11 +350,21 @@ def build_store(
     return path
 
 
-def _checked(every: Sequence, path: str, kind: str, client) -> dict[tuple[int, int], bool]:
+def _checked(
+    every: Sequence, path: str, kind: str, client, checking=None
+) -> dict[tuple[int, int], bool]:
     """Which blocks are done and read back to their digests (as Dask tasks
-    with a client)."""
+    with a client); ``checking(checked, total)`` as they are."""
+    report = checking if checking is not None else lambda checked, total: None
+    report(0, len(every))
     if client is None:
-        return {index: check_block(path, kind, part, index) for index, part in every}
+        sound = {}
+        for index, part in every:
+            sound[index] = check_block(path, kind, part, index)
+            report(len(sound), len(every))
+        return sound
+    from distributed import as_completed
+
     futures = client.map(
         check_block,
         [path] * len(every),
@@ -360,7 +374,12 @@ def _checked(every: Sequence, path: str, kind: str, client) -> dict[tuple[int, i
         key=[f"worldgen-check-{i}-{j}-{_tag(path)}" for (i, j), _ in every],
         pure=False,
     )
-    return dict(zip([index for index, _ in every], client.gather(futures), strict=True))
+    index_of = {future.key: index for future, (index, _) in zip(futures, every, strict=True)}
+    sound = {}
+    for future in as_completed(futures):
+        sound[index_of[future.key]] = future.result()
+        report(len(sound), len(every))
+    return sound
 
 
 def _tag(path: str) -> str:

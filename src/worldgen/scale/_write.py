@@ -42,8 +42,8 @@ def write_big_set(
     ``WORLDGEN_DASK`` variable if set, else a local cluster for maps of
     more than :data:`DASK_CELLS` cells and this process for smaller ones.
     The store is kept in every case: it is what a rerun resumes from.
-    ``progress(stage, done, total)`` reports the stages ``blocks``, ``cog``
-    and ``tiles``.
+    ``progress(stage, done, total)`` reports the stages ``check`` (the
+    blocks of an earlier run read back), ``blocks``, ``cog`` and ``tiles``.
 
     One run at a time per folder (it is locked); a run first removes the
     partial files a killed run left (``.world.tif.*.part*``, half-written
@@ -197,6 +197,7 @@ def _write(kind, config, terrain_config, out, formats, window, block, dask, prog
             block=block,
             client=client,
             progress=stage("blocks"),
+            checking=stage("check"),
         )
     import zarr
 
