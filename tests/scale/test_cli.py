@@ -315,3 +315,11 @@ def test_out_of_memory_in_a_block_says_use_a_smaller_block(tmp_path, monkeypatch
         "error: out of memory (Unable to allocate 4.00 GiB); use a smaller --block (the blocks "
         "made are kept in world.zarr; the same command resumes)"
     ], result.output
+
+
+def test_a_window_of_open_ocean_says_so_with_the_block_exports(tmp_path):
+    """As the map set does: the note on a window with no land at all."""
+    args = ["map", "--width", "64", "--height", "64", "--x", "0", "--y", "0", "--export",
+            "zarr", "--out", str(tmp_path)]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0 and "note: this window is open ocean" in result.output

@@ -231,13 +231,12 @@ def map_command(
             if normalize is not Normalize.local:  # blocks are windows: seamless heights
                 settings = _globally(settings)
             written = _big("map", settings, None, out, window, export, dask, block)
-            _written(written, out, _described(settings, window))
-            return
-        with _stages(STAGES) as advance, _size_notes():
-            written = write_map_set(
-                settings, out, window=window, formats=[f.value for f in export or []], tile=tile,
-                relief=relief, blend=blend, progress=advance,
-            )  # fmt: skip
+        else:
+            with _stages(STAGES) as advance, _size_notes():
+                written = write_map_set(
+                    settings, out, window=window, formats=[f.value for f in export or []], tile=tile,
+                    relief=relief, blend=blend, progress=advance,
+                )  # fmt: skip
     except _USER_ERRORS as exc:
         raise _fail(exc) from None
     if note is not None:
