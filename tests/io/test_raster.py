@@ -131,3 +131,17 @@ def test_pyramid_bounds_follow_the_maps_axes(tmp_path):
     tall = json.loads(write_tile_pyramid(tmp_path / "q", colour.transpose(1, 0, 2).copy(),
                                          tile=64).read_text())  # fmt: skip
     assert tall["bounds"] == pytest.approx([-180.0, -85.0511287798066, -90.0, 85.0511287798066])
+
+
+def test_cog_reads_each_chunk_of_a_chunked_source_once_a_band(tmp_path):
+    """A zarr source decodes a whole chunk for any part of it: chunks wider
+    than the COG's tiles (--block 8192, tiles of 512) are read whole, once
+    a band of rows, not once for every tile they hold (256 times)."""
+    values = heights(256, 520)
+    source = Recording(values)
+    source.chunks = (256, 256)  # as a zarr array's
+    write_cog(tmp_path / "h.tif", source, block=128)
+    assert len(source.reads) == 2 * 3  # 2 bands of rows, 3 chunks across
+    assert max(source.reads) <= 128 * 256
+    with rasterio.open(tmp_path / "h.tif") as src:
+        assert np.array_equal(src.read(1), values.astype(np.float32))

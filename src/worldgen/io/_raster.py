@@ -62,7 +62,8 @@ def write_cog(
     path : path-like
         The ``.tif`` to write; it appears atomically, whole.
     source : array-like, shape (H, W)
-        Finite heights (numpy, zarr...), read ``block`` rows at a time.
+        Finite heights (numpy, zarr...), read ``block`` rows at a time
+        (of a chunked source, whole chunks across).
     block : int
         Tile size of the GeoTIFF and of the reads, 128 to 4096, a multiple
         of 16 (GDAL's COG driver takes no smaller tiles).
@@ -118,6 +119,12 @@ def write_cog(
     tags = {str(k): str(v) for k, v in (metadata or {}).items()}
     _directory_of(path, "path")
     rows = range(0, height, block)
+    # A chunked source (zarr) decodes a whole chunk for any part of it: read
+    # chunks wider than a tile whole (whole tiles of them), once a band.
+    chunks = getattr(source, "chunks", None)
+    span = block
+    if isinstance(chunks, tuple) and len(chunks) == 2 and isinstance(chunks[1], int):
+        span = -(-min(max(chunks[1], block), width) // block) * block
     with atomic_output(path) as tmp, warnings.catch_warnings():
         # World cells are not on the Earth: no CRS, and at origin (0, 0) with
         # cells of 1 the geotransform is the (flipped) identity.
@@ -137,8 +144,8 @@ def write_cog(
                 }  # fmt: skip
                 with rasterio.open(staged, "w", **profile) as dst:
                     for done, y in enumerate(rows):
-                        for x in range(0, width, block):
-                            part = np.asarray(source[y : y + block, x : x + block], np.float32)
+                        for x in range(0, width, span):
+                            part = np.asarray(source[y : y + block, x : x + span], np.float32)
                             if not np.isfinite(part).all():
                                 raise ValueError(
                                     f"source must be finite; a non-finite value lies in rows "
