@@ -242,17 +242,33 @@ def write_tile_pyramid(
     total = sum(nx * ny for nx, ny in counts)
     done = 0
     directory.mkdir(parents=True, exist_ok=True)
-    for z in range(top, -1, -1):
+    # The deepest tiles a row at a time, as many across as a chunk of a
+    # chunked source (zarr) holds: it decodes a whole chunk for any part.
+    chunks = getattr(source, "chunks", None)
+    across = 1
+    if isinstance(chunks, tuple) and len(chunks) == 3 and isinstance(chunks[1], int):
+        across = max(1, chunks[1] // tile)
+    nx, ny = counts[top]
+    for y in range(ny):
+        for x0 in range(0, nx, across):
+            run = range(x0, min(nx, x0 + across))
+            targets = [directory / str(top) / str(x) / f"{y}.png" for x in run]
+            if not all(target.exists() for target in targets):
+                part = source[y * tile : (y + 1) * tile, x0 * tile : (run[-1] + 1) * tile]
+                part = np.asarray(part, np.uint8)
+            for x, target in zip(run, targets, strict=True):
+                if not target.exists():
+                    _write_png(target, _deepest(part, (x - x0) * tile, tile))
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+    for z in range(top - 1, -1, -1):
         nx, ny = counts[z]
         for x in range(nx):
             for y in range(ny):
                 target = directory / str(z) / str(x) / f"{y}.png"
                 if not target.exists():
-                    if z == top:
-                        rgba = _deepest(source, x, y, tile, height, width)
-                    else:
-                        rgba = _parent(directory, z + 1, x, y, tile, counts[z + 1])
-                    _write_png(target, rgba)
+                    _write_png(target, _parent(directory, z + 1, x, y, tile, counts[z + 1]))
                 done += 1
                 if progress is not None:
                     progress(done, total)
@@ -271,9 +287,11 @@ def write_tile_pyramid(
     return directory / TILEJSON
 
 
-def _deepest(source, x: int, y: int, tile: int, height: int, width: int) -> np.ndarray:
+def _deepest(row: np.ndarray, x: int, tile: int) -> np.ndarray:
+    """The deepest tile whose left column is column ``x`` of ``row``, a
+    row of the map's tiles."""
     rgba = np.zeros((tile, tile, 4), np.uint8)
-    part = np.asarray(source[y * tile : (y + 1) * tile, x * tile : (x + 1) * tile], np.uint8)
+    part = row[:, x : x + tile]
     rgba[: part.shape[0], : part.shape[1], :3] = part
     rgba[: part.shape[0], : part.shape[1], 3] = 255
     return rgba
