@@ -91,8 +91,9 @@ def write_cog(
     range requests read only the tiles they need. The geotransform puts the
     top-left corner at ``(x * cell_size, -y * cell_size)``, raster cells
     ``step * cell_size`` apart, with the y axis pointing down the map; there
-    is no CRS (world cells are not on the Earth). A temporary tiled GeoTIFF beside it is written first, a block
-    at a time, then converted with GDAL's cache bounded to 256 MB.
+    is no CRS (world cells are not on the Earth). A temporary tiled GeoTIFF
+    beside it is written first, a block at a time, then converted with
+    GDAL's cache bounded to 256 MB.
     """
     import rasterio
     import rasterio.errors

@@ -21,8 +21,9 @@ block and array, so each block task writes whole chunks that no other task
 touches. The group's attributes hold the kind, the config (a JSON object
 shaped like the TOML file, so any reader can parse it and
 :func:`worldgen.config.map_config` rebuilds it; ``terrain`` the carving's
-fields) and its SHA-256, the window and its step, the block size, worldgen's version,
-the store's format, the layer descriptions and ``complete``.
+fields) and its SHA-256, the window and its step, the block size,
+worldgen's version, the store's format, the layer descriptions and
+``complete``.
 
 Resume: a block is done when its cell of the array ``done`` (uint8, one
 cell and one chunk per block) is 1, written after all its chunks and the
@@ -291,8 +292,9 @@ def build_store(
         ``progress(done, total)``: blocks done (those of an earlier run
         included).
     checking : callable, optional
-        ``checking(checked, total)``: blocks read back to their digests
-        first (those an earlier run marked done; the others count at once).
+        ``checking(checked, total)``: blocks an earlier run marked done,
+        read back to their digests before any block is made (the others
+        are counted at once).
 
     Returns
     -------
