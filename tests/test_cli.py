@@ -158,9 +158,12 @@ def test_a_tile_cutting_too_many_files_is_refused_before_any_work(tmp_path):
 
 @pytest.mark.parametrize("command", ["map", "terrain"])
 def test_options_that_would_be_ignored_are_refused(tmp_path, command):
-    # --block without the block-by-block exports, and --tile with them,
-    # were silently ignored.
-    cases = [(["--block", "512"], "error: --block applies only with --export zarr, cog or tiles")]
+    # --block and --dask without the block-by-block exports, and --tile
+    # with them, were silently ignored.
+    cases = [
+        (["--block", "512"], "error: --block applies only with --export zarr, cog or tiles"),
+        (["--dask", "local"], "error: --dask applies only with --export zarr, cog or tiles"),
+    ]
     if command == "map":
         cases.append(
             (["--tile", "32", "--export", "zarr"], "error: --tile cuts the map set's heights")

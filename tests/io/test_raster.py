@@ -131,3 +131,34 @@ def test_pyramid_bounds_follow_the_maps_axes(tmp_path):
     tall = json.loads(write_tile_pyramid(tmp_path / "q", colour.transpose(1, 0, 2).copy(),
                                          tile=64).read_text())  # fmt: skip
     assert tall["bounds"] == pytest.approx([-180.0, -85.0511287798066, -90.0, 85.0511287798066])
+
+
+def test_cog_reads_each_chunk_of_a_chunked_source_once_a_band(tmp_path):
+    """A zarr source decodes a whole chunk for any part of it: chunks wider
+    than the COG's tiles (--block 8192, tiles of 512) are read whole, once
+    a band of rows, not once for every tile they hold (256 times)."""
+    values = heights(256, 520)
+    source = Recording(values)
+    source.chunks = (256, 256)  # as a zarr array's
+    write_cog(tmp_path / "h.tif", source, block=128)
+    assert len(source.reads) == 2 * 3  # 2 bands of rows, 3 chunks across
+    assert max(source.reads) <= 128 * 256
+    with rasterio.open(tmp_path / "h.tif") as src:
+        assert np.array_equal(src.read(1), values.astype(np.float32))
+
+
+def test_pyramid_reads_each_chunk_of_a_chunked_source_once_a_row_of_tiles(tmp_path):
+    """Chunks wider than a tile (--block 8192, tiles of 256) are read whole
+    across, once a row of tiles, not once for every tile (32 x 32 times);
+    the tiles are the same."""
+    rng = np.random.default_rng(3)
+    colour = rng.integers(0, 256, (300, 520, 3), dtype=np.uint8)
+    write_tile_pyramid(tmp_path / "plain", colour, tile=64)
+    source = Recording(colour)
+    source.chunks = (256, 256, 3)  # as a zarr array's
+    write_tile_pyramid(tmp_path / "chunked", source, tile=64)
+    assert len(source.reads) == 5 * 3  # 5 rows of tiles, 3 chunks across
+    assert max(source.reads) <= 64 * 256 * 3
+    plain = sorted(p.relative_to(tmp_path / "plain") for p in (tmp_path / "plain").rglob("*.png"))
+    for rel in plain:
+        assert (tmp_path / "chunked" / rel).read_bytes() == (tmp_path / "plain" / rel).read_bytes()

@@ -164,7 +164,7 @@ def test_ctrl_c_on_a_local_cluster_stops_at_once_in_one_line(tmp_path):
     lines = [
         line
         for line in err.splitlines()
-        if line.strip() and not line.startswith(("blocks:", "compiling kernels"))
+        if line.strip() and not line.startswith(("check:", "blocks:", "compiling kernels"))
     ]
     assert lines == [
         "interrupted: the blocks made are kept in world.zarr; the same command resumes"
@@ -218,3 +218,108 @@ def test_an_output_that_cannot_go_where_it_goes_is_refused_before_the_blocks(tmp
     assert said in result.output and "remove it or choose another --out" in result.output
     assert "Errno" not in result.output
     assert not (out / "world.zarr").exists()
+
+
+def test_a_cog_of_a_level_has_cells_of_its_step(tmp_path):
+    """``--level``: a sample stands for 2^level cells, and the COG's
+    geotransform says so (readers place and scale it in world cells)."""
+    from worldgen.scale import write_big_set
+
+    rasterio = pytest.importorskip("rasterio")
+    settings = map_config(merge(preset("classic", 512, 512), {"terrain": {"normalize": "global"}}))
+    window = Window(-96, 64, 100, 80, step=4)
+    write_big_set("map", settings, None, tmp_path, formats=["cog"], window=window, block=64)
+    with rasterio.open(tmp_path / "world.tif") as src:
+        assert src.res == (4.0, 4.0)
+        assert src.xy(0, 0, offset="ul") == (-96.0, -64.0)
+        assert src.xy(80, 100, offset="ul") == (-96.0 + 400, -64.0 - 320)
+
+
+def test_a_block_that_is_no_multiple_of_16_makes_a_cog(tmp_path):
+    """--block takes any side from 64; the COG's tiles (a multiple of 16 for
+    GDAL) are not refused after every block was made."""
+    rasterio = pytest.importorskip("rasterio")
+    args = ["map", "--preset", "classic", "--width", "256", "--height", "150", "--block", "200",
+            "--export", "cog", "--out", str(tmp_path)]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    with rasterio.open(tmp_path / "world.tif") as src:
+        assert src.block_shapes == [(192, 192)]
+        assert np.array_equal(src.read(1), zarr.open_group(tmp_path / "world.zarr")["height"][:])
+
+
+@pytest.mark.parametrize("stage", ["blocks", "cog"])
+def test_a_full_disk_is_one_line_naming_out_and_the_fix(tmp_path, monkeypatch, stage):
+    """A disk that fills during the blocks or the COG (GDAL says only 'Write
+    failed'): one line naming the folder, what is kept and the fix, and no
+    partial COG."""
+    import errno
+    import shutil
+    from collections import namedtuple
+
+    import rasterio.errors
+    import rasterio.shutil
+
+    from worldgen.scale import _store
+
+    if stage == "blocks":
+        real = _store.write_block
+
+        def full_after_one(path, kind, config, terrain_config, window, index):
+            if index != (0, 0):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real(path, kind, config, terrain_config, window, index)
+
+        monkeypatch.setattr(_store, "write_block", full_after_one)
+    else:
+
+        def write_failed(*args, **kwargs):
+            raise rasterio.errors.RasterioIOError(
+                "Write failed. See previous exception for details."
+            )
+
+        usage = namedtuple("usage", "total used free")
+        monkeypatch.setattr(rasterio.shutil, "copy", write_failed)
+        monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 4096, 4096))
+    out = tmp_path / "big"
+    args = ["map", "--preset", "classic", "--width", "128", "--height", "128", "--block", "64",
+            "--export", "zarr", "--export", "cog", "--out", str(out)]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    said = [
+        line
+        for line in result.output.splitlines()
+        if not line.startswith(("check:", "blocks:", "cog:", "compiling"))
+    ]
+    assert len(said) == 1 and said[0].startswith("error: out: "), result.output
+    assert "no space left" in result.output.lower() and str(out) in result.output
+    assert "free some space there or choose another --out" in result.output
+    assert "the blocks made are kept in world.zarr" in result.output
+    assert not (out / "world.tif").exists() and not list(out.glob(".world.tif*"))
+
+
+def test_out_of_memory_in_a_block_says_use_a_smaller_block(tmp_path, monkeypatch):
+    """Not 'make the map block by block with --export zarr', which it is."""
+    from worldgen.scale import _store
+
+    def too_big(*args):
+        raise MemoryError("Unable to allocate 4.00 GiB")
+
+    monkeypatch.setattr(_store, "make_block", too_big)
+    args = ["map", "--preset", "classic", "--width", "64", "--height", "64", "--block", "64",
+            "--export", "zarr", "--out", str(tmp_path)]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    said = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert said == [
+        "error: out of memory (Unable to allocate 4.00 GiB); use a smaller --block (the blocks "
+        "made are kept in world.zarr; the same command resumes)"
+    ], result.output
+
+
+def test_a_window_of_open_ocean_says_so_with_the_block_exports(tmp_path):
+    """As the map set does: the note on a window with no land at all."""
+    args = ["map", "--width", "64", "--height", "64", "--x", "0", "--y", "0", "--export",
+            "zarr", "--out", str(tmp_path)]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0 and "note: this window is open ocean" in result.output

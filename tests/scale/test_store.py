@@ -317,3 +317,84 @@ def test_a_worlds_store_holds_its_rivers_sea_and_discharge(tmp_path):
     assert np.array_equal(got["river"], fields.water_kind)
     assert (got["river"] == 1).sum() > 300
     assert np.array_equal(got["discharge"], fields.discharge)
+
+
+def test_a_stepped_windows_blocks_equal_the_whole_window(tmp_path):
+    """A window at a level of detail (``--level``): each block takes every
+    step-th cell like the whole window, not the cells next to its corner."""
+    cfg = config("classic-islands")
+    window = Window(-50, 30, 150, 100, step=4)
+    build_store(tmp_path / "s.zarr", "map", cfg, window=window, block=64)
+    got = arrays(tmp_path / "s.zarr")
+    pictures = map_pictures(cfg, window)
+    assert np.array_equal(got["height"], pictures.height.astype(np.float32))
+    assert np.array_equal(got["colour"], pictures.colour)
+    attrs = zarr.open_group(tmp_path / "s.zarr", mode="r").attrs
+    assert attrs["window"] == [-50, 30, 150, 100] and attrs["step"] == 4
+    # The same corner and size at another step is another map.
+    with pytest.raises(ValueError, match="holds another map \\(its step differ"):
+        build_store(tmp_path / "s.zarr", "map", cfg, window=Window(-50, 30, 150, 100, step=2),
+                    block=64)  # fmt: skip
+
+
+def test_a_store_whose_making_was_stopped_is_not_called_an_older_layout(tmp_path):
+    """A kill while the store's arrays were being created leaves a group
+    without worldgen's attributes: said so, not 'a store of an older
+    layout (format None)'."""
+    group = zarr.open_group(tmp_path / "s.zarr", mode="w-")
+    group.create_array("height", shape=(64, 64), chunks=(64, 64), dtype=np.float32)
+    with pytest.raises(ValueError, match="not a worldgen store") as caught:
+        build_store(tmp_path / "s.zarr", "map", config(), block=64, window=Window(0, 0, 64, 64))
+    assert "None" not in str(caught.value) and "remove it" in str(caught.value)
+
+
+def test_a_relative_path_reaches_workers_in_another_folder(tmp_path, client, monkeypatch):
+    """A scheduler's workers run in their own folder: a relative --out is
+    the folder this process means, not one beside each worker."""
+    cfg = config()
+    window = Window(0, 0, 128, 64)
+    build_store(tmp_path / "one.zarr", "map", cfg, block=64, window=window)
+    monkeypatch.chdir(tmp_path)  # the workers started elsewhere
+    build_store("rel.zarr", "map", cfg, block=64, window=window, client=client)
+    one, dask = arrays(tmp_path / "one.zarr"), arrays(tmp_path / "rel.zarr")
+    assert all(np.array_equal(one[k], dask[k]) for k in one)
+
+
+def test_a_worker_killed_by_every_block_is_one_error_naming_block(tmp_path, monkeypatch):
+    """Workers killed making a block (over their memory limit, as big
+    --block sides of a terrain are) until Dask gives up: a MemoryError that
+    says to use a smaller --block, not a KilledWorker traceback."""
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    from worldgen.scale._cluster import local_cluster
+
+    real_submit = distributed.Client.submit
+
+    def submit(self, func, *args, **kwargs):  # the block's task kills its worker
+        return real_submit(self, lambda: os._exit(1), **kwargs)
+
+    monkeypatch.setattr(distributed.Client, "submit", submit)
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        local_cluster(1) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        with pytest.raises(MemoryError, match="smaller --block"):
+            build_store(tmp_path / "s.zarr", "map", config(), block=64,
+                        window=Window(0, 0, 64, 64), client=client)  # fmt: skip
+
+
+@pytest.mark.parametrize("on_dask", [False, True])
+def test_reading_back_the_blocks_of_an_earlier_run_shows_progress(tmp_path, request, on_dask):
+    """A rerun first reads every done block back to its digests (minutes for
+    a big store): progress is shown for it, not a silent wait."""
+    client = request.getfixturevalue("client") if on_dask else None
+    cfg = config()
+    window = Window(0, 0, 192, 128)
+    build_store(tmp_path / "s.zarr", "map", cfg, block=64, window=window)
+    seen = []
+    build_store(tmp_path / "s.zarr", "map", cfg, block=64, window=window, client=client,
+                checking=lambda done, total: seen.append((done, total)))  # fmt: skip
+    assert seen[0] == (0, 6) and seen[-1] == (6, 6)
+    assert sorted(seen) == [(i, 6) for i in range(7)]

@@ -127,16 +127,19 @@ Block = Annotated[
 BLOCK = 1024  # --block's default
 
 
-def _big_export(export, block: int | None, tile: int | None = None) -> bool:
+def _big_export(
+    export, block: int | None, tile: int | None = None, dask: str | None = None
+) -> bool:
     """Whether ``export`` asks for the block-by-block outputs; refuses the
-    options that would be ignored: ``--block`` without them, ``--tile``
-    with them."""
+    options that would be ignored: ``--block`` and ``--dask`` without them,
+    ``--tile`` with them."""
     big = bool(_BIG & {f.value for f in export or []})
-    if block is not None and not big:
-        raise ValueError(
-            "--block applies only with --export zarr, cog or tiles (the map made block by "
-            "block); add one of them or leave --block out"
-        )
+    for name, value in (("block", block), ("dask", dask)):
+        if value is not None and not big:
+            raise ValueError(
+                f"--{name} applies only with --export zarr, cog or tiles (the map made block by "
+                f"block); add one of them or leave --{name} out"
+            )
     if tile is not None and big:
         raise ValueError(
             "--tile cuts the map set's heights and does not apply with --export zarr, cog or "
@@ -201,7 +204,7 @@ def _fail(
     if isinstance(exc, KeyboardInterrupt):
         _say_interrupted(outcome(exc, store))
         return typer.Exit(INTERRUPTED)
-    if isinstance(exc, MemoryError):
+    if isinstance(exc, MemoryError) and "--block" not in str(exc):
         why = f" ({exc})" if str(exc) else ""
         exc = MemoryError(
             f"out of memory{why}; ask for a smaller size, or make the map block by block "
@@ -524,6 +527,14 @@ def _big(kind, settings, carving, out, window, export, dask, block) -> list[path
             bar.stop()
             _say_interrupted("the blocks made are kept in world.zarr; the same command resumes")
             raise typer.Exit(130) from None
+        except MemoryError as exc:
+            if "--block" in str(exc):
+                raise
+            why = f" ({exc})" if str(exc) else ""
+            raise MemoryError(
+                f"out of memory{why}; use a smaller --block (the blocks made are kept in "
+                "world.zarr; the same command resumes)"
+            ) from None
 
 
 def _globally(settings):

@@ -235,17 +235,16 @@ def map_command(
                 raise ValueError("--level applies to world presets; classic maps have no levels")
             window = _leveled(settings, window, level)
         note = _ocean_note(settings, window)
-        if _big_export(export, block, tile):
+        if _big_export(export, block, tile, dask):
             if normalize is not Normalize.local:  # blocks are windows: seamless heights
                 settings = _globally(settings)
             written = _big("map", settings, None, out, window, export, dask, block)
-            _written(written, out, _described(settings, window))
-            return
-        with _stages(STAGES) as advance, _size_notes():
-            written = write_map_set(
-                settings, out, window=window, formats=[f.value for f in export or []], tile=tile,
-                relief=relief, blend=blend, progress=advance,
-            )  # fmt: skip
+        else:
+            with _stages(STAGES) as advance, _size_notes():
+                written = write_map_set(
+                    settings, out, window=window, formats=[f.value for f in export or []], tile=tile,
+                    relief=relief, blend=blend, progress=advance,
+                )  # fmt: skip
     except _USER_ERRORS as exc:
         raise _fail(exc, options=named) from None
     if note is not None:

@@ -125,7 +125,7 @@ def terrain_command(
             droplets=droplets, thermal=thermal, dla=dla, rivers=rivers,
             river_threshold=river_threshold, multiplier=multiplier, stride=stride,
         )  # fmt: skip
-        if _big_export(export, block):
+        if _big_export(export, block, dask=dask):
             settings = _globally(settings)  # blocks are windows: seamless heights
             written = _big("terrain", settings, carving, out, window, export, dask, block)
             _written(written, out, _described(settings, window))

@@ -50,6 +50,7 @@ def write_cog(
     *,
     block: int = 512,
     origin: tuple[int, int] = (0, 0),
+    step: int = 1,
     cell_size: float = 1.0,
     metadata: dict[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -61,12 +62,16 @@ def write_cog(
     path : path-like
         The ``.tif`` to write; it appears atomically, whole.
     source : array-like, shape (H, W)
-        Finite heights (numpy, zarr...), read ``block`` rows at a time.
+        Finite heights (numpy, zarr...), read ``block`` rows at a time
+        (of a chunked source, whole chunks across).
     block : int
         Tile size of the GeoTIFF and of the reads, 128 to 4096, a multiple
         of 16 (GDAL's COG driver takes no smaller tiles).
     origin : (int, int)
         World cell ``(x, y)`` of the raster's top-left cell.
+    step : int
+        World cells a raster cell stands for across (a window's step, a
+        level of detail's ``2**level``).
     cell_size : float
         Size of a cell in the geotransform's units.
     metadata : dict of str, optional
@@ -84,10 +89,11 @@ def write_cog(
     cells and internal overviews (halving down to one tile), laid out by
     GDAL's COG driver (rasterio), so GDAL, QGIS and rasterio read it, and
     range requests read only the tiles they need. The geotransform puts the
-    top-left corner at ``(x * cell_size, -y * cell_size)`` with the y axis
-    pointing down the map; there is no CRS (world cells are not on the
-    Earth). A temporary tiled GeoTIFF beside it is written first, a block
-    at a time, then converted with GDAL's cache bounded to 256 MB.
+    top-left corner at ``(x * cell_size, -y * cell_size)``, raster cells
+    ``step * cell_size`` apart, with the y axis pointing down the map; there
+    is no CRS (world cells are not on the Earth). A temporary tiled GeoTIFF
+    beside it is written first, a block at a time, then converted with
+    GDAL's cache bounded to 256 MB.
     """
     import rasterio
     import rasterio.errors
@@ -106,6 +112,7 @@ def write_cog(
     if not (isinstance(origin, (tuple, list)) and len(origin) == 2):
         raise TypeError(f"origin must be a pair of integers (x, y), got {origin!r}")
     x0, y0 = (check_int(v, "origin", -(2**40), 2**40) for v in origin)
+    step = check_int(step, "step", 1, 2**30)
     if not (isinstance(cell_size, (int, float)) and math.isfinite(cell_size) and cell_size > 0):
         raise ValueError(f"cell_size must be a positive finite number, got {cell_size!r}")
     if metadata is not None and not isinstance(metadata, dict):
@@ -113,6 +120,12 @@ def write_cog(
     tags = {str(k): str(v) for k, v in (metadata or {}).items()}
     _directory_of(path, "path")
     rows = range(0, height, block)
+    # A chunked source (zarr) decodes a whole chunk for any part of it: read
+    # chunks wider than a tile whole (whole tiles of them), once a band.
+    chunks = getattr(source, "chunks", None)
+    span = block
+    if isinstance(chunks, tuple) and len(chunks) == 2 and isinstance(chunks[1], int):
+        span = -(-min(max(chunks[1], block), width) // block) * block
     with atomic_output(path) as tmp, warnings.catch_warnings():
         # World cells are not on the Earth: no CRS, and at origin (0, 0) with
         # cells of 1 the geotransform is the (flipped) identity.
@@ -126,12 +139,14 @@ def write_cog(
                     "dtype": "float32", "tiled": True, "blockxsize": block,
                     "blockysize": block, "compress": "deflate", "predictor": 3,
                     "BIGTIFF": "IF_SAFER",
-                    "transform": from_origin(x0 * cell_size, -y0 * cell_size, cell_size, cell_size),
+                    "transform": from_origin(
+                        x0 * cell_size, -y0 * cell_size, step * cell_size, step * cell_size
+                    ),
                 }  # fmt: skip
                 with rasterio.open(staged, "w", **profile) as dst:
                     for done, y in enumerate(rows):
-                        for x in range(0, width, block):
-                            part = np.asarray(source[y : y + block, x : x + block], np.float32)
+                        for x in range(0, width, span):
+                            part = np.asarray(source[y : y + block, x : x + span], np.float32)
                             if not np.isfinite(part).all():
                                 raise ValueError(
                                     f"source must be finite; a non-finite value lies in rows "
@@ -146,9 +161,26 @@ def write_cog(
                     staged, tmp, driver="COG", COMPRESS="DEFLATE", PREDICTOR="YES",
                     BLOCKSIZE=block, OVERVIEWS="AUTO", BIGTIFF="IF_SAFER",
                 )  # fmt: skip
+        except rasterio.errors.RasterioIOError as exc:
+            raise _no_room(exc, path, 2 * block * block * 4) from None
         finally:
             staged.unlink(missing_ok=True)
     return path
+
+
+def _no_room(exc: OSError, path: pathlib.Path, room: int) -> OSError:
+    """GDAL's write error (it says only 'Write failed'; libtiff printed the
+    cause) as ENOSPC naming the folder when less than ``room`` bytes are
+    free there; else ``exc`` itself."""
+    import errno
+    import shutil
+
+    free = shutil.disk_usage(path.parent).free
+    if free >= room:
+        return exc
+    clear = OSError(errno.ENOSPC, f"No space left on device ({free} bytes free)")
+    clear.filename = str(path)
+    return clear
 
 
 TILEJSON = "tiles.json"
@@ -211,17 +243,33 @@ def write_tile_pyramid(
     total = sum(nx * ny for nx, ny in counts)
     done = 0
     directory.mkdir(parents=True, exist_ok=True)
-    for z in range(top, -1, -1):
+    # The deepest tiles a row at a time, as many across as a chunk of a
+    # chunked source (zarr) holds: it decodes a whole chunk for any part.
+    chunks = getattr(source, "chunks", None)
+    across = 1
+    if isinstance(chunks, tuple) and len(chunks) == 3 and isinstance(chunks[1], int):
+        across = max(1, chunks[1] // tile)
+    nx, ny = counts[top]
+    for y in range(ny):
+        for x0 in range(0, nx, across):
+            run = range(x0, min(nx, x0 + across))
+            targets = [directory / str(top) / str(x) / f"{y}.png" for x in run]
+            if not all(target.exists() for target in targets):
+                part = source[y * tile : (y + 1) * tile, x0 * tile : (run[-1] + 1) * tile]
+                part = np.asarray(part, np.uint8)
+            for x, target in zip(run, targets, strict=True):
+                if not target.exists():
+                    _write_png(target, _deepest(part, (x - x0) * tile, tile))
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+    for z in range(top - 1, -1, -1):
         nx, ny = counts[z]
         for x in range(nx):
             for y in range(ny):
                 target = directory / str(z) / str(x) / f"{y}.png"
                 if not target.exists():
-                    if z == top:
-                        rgba = _deepest(source, x, y, tile, height, width)
-                    else:
-                        rgba = _parent(directory, z + 1, x, y, tile, counts[z + 1])
-                    _write_png(target, rgba)
+                    _write_png(target, _parent(directory, z + 1, x, y, tile, counts[z + 1]))
                 done += 1
                 if progress is not None:
                     progress(done, total)
@@ -240,9 +288,11 @@ def write_tile_pyramid(
     return directory / TILEJSON
 
 
-def _deepest(source, x: int, y: int, tile: int, height: int, width: int) -> np.ndarray:
+def _deepest(row: np.ndarray, x: int, tile: int) -> np.ndarray:
+    """The deepest tile whose left column is column ``x`` of ``row``, a
+    row of the map's tiles."""
     rgba = np.zeros((tile, tile, 4), np.uint8)
-    part = np.asarray(source[y * tile : (y + 1) * tile, x * tile : (x + 1) * tile], np.uint8)
+    part = row[:, x : x + tile]
     rgba[: part.shape[0], : part.shape[1], :3] = part
     rgba[: part.shape[0], : part.shape[1], 3] = 255
     return rgba

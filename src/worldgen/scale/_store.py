@@ -21,8 +21,9 @@ block and array, so each block task writes whole chunks that no other task
 touches. The group's attributes hold the kind, the config (a JSON object
 shaped like the TOML file, so any reader can parse it and
 :func:`worldgen.config.map_config` rebuilds it; ``terrain`` the carving's
-fields) and its SHA-256, the window, the block size, worldgen's version,
-the store's format, the layer descriptions and ``complete``.
+fields) and its SHA-256, the window and its step, the block size,
+worldgen's version, the store's format, the layer descriptions and
+``complete``.
 
 Resume: a block is done when its cell of the array ``done`` (uint8, one
 cell and one chunk per block) is 1, written after all its chunks and the
@@ -112,8 +113,8 @@ def _digest(values: np.ndarray) -> np.ndarray:
 
 
 def _region(group, window) -> tuple[slice, slice]:
-    y0 = window.y - group.attrs["window"][1]
-    x0 = window.x - group.attrs["window"][0]
+    y0 = (window.y - group.attrs["window"][1]) // window.step
+    x0 = (window.x - group.attrs["window"][0]) // window.step
     return slice(y0, y0 + window.height), slice(x0, x0 + window.width)
 
 
@@ -178,6 +179,7 @@ def _identity(kind, config, terrain_config, window, block) -> dict:
         "config": described,
         "config_sha256": hashlib.sha256(text.encode()).hexdigest(),
         "window": [window.x, window.y, window.width, window.height],
+        "step": window.step,
         "block": block,
         "worldgen": __version__,
         "format": FORMAT,
@@ -195,11 +197,18 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
         try:
             group = zarr.open_group(path, mode="r+")
             found = {k: group.attrs.get(k) for k in identity}
+            found["step"] = group.attrs.get("step", 1)  # stores before levels: cells
         except (OSError, ValueError, KeyError) as exc:
             raise ValueError(
                 f"out: {path} exists but is not a worldgen store ({exc}); "
                 "remove it or choose another --out"
             ) from None
+        if found["kind"] is None:  # a run stopped while making it, or another program's
+            raise ValueError(
+                f"out: {path} is a Zarr group but not a worldgen store (it has none of its "
+                "attributes: a run stopped while making it, or another program wrote it); "
+                "remove it or choose another --out"
+            )
         if found["format"] != FORMAT:
             raise ValueError(
                 f"out: {path} is a store of an older layout (format {found['format']}, without "
@@ -240,16 +249,10 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
 
 
 def blocks(window, block: int) -> list[tuple[tuple[int, int], object]]:
-    """``((row, col), Window)`` of every block of ``window``, row by row."""
-    from worldgen.world import Window
-
-    out = []
-    for row, y in enumerate(range(0, window.height, block)):
-        for col, x in enumerate(range(0, window.width, block)):
-            h = min(block, window.height - y)
-            w = min(block, window.width - x)
-            out.append(((row, col), Window(window.x + x, window.y + y, w, h)))
-    return out
+    """``((row, col), Window)`` of every block of ``window`` (of ``block``
+    samples a side, at its step), row by row."""
+    cols = -(-window.width // block)
+    return [(divmod(i, cols), part) for i, part in enumerate(window.tiles(block))]
 
 
 def build_store(
@@ -262,6 +265,7 @@ def build_store(
     block: int = BLOCK,
     client=None,
     progress: Callable[[int, int], None] | None = None,
+    checking: Callable[[int, int], None] | None = None,
 ) -> pathlib.Path:
     """Make every block of a map into the Zarr store at ``path``.
 
@@ -287,6 +291,10 @@ def build_store(
     progress : callable, optional
         ``progress(done, total)``: blocks done (those of an earlier run
         included).
+    checking : callable, optional
+        ``checking(checked, total)``: blocks an earlier run marked done,
+        read back to their digests before any block is made (the others
+        are counted at once).
 
     Returns
     -------
@@ -326,8 +334,9 @@ def build_store(
         raise _missing(exc) from None
     path = pathlib.Path(path)
     group = open_store(path, kind, config, terrain_config, window, block)
+    where = str(path.absolute())  # as Dask workers in another folder find it
     every = blocks(window, block)
-    sound = _checked(every, str(path), kind, client)
+    sound = _checked(every, where, kind, client, checking)
     todo = [(index, part) for index, part in every if not sound[index]]
     if todo and group.attrs.get("complete"):
         group.attrs["complete"] = False
@@ -335,7 +344,7 @@ def build_store(
     done = total - len(todo)
     if progress is not None:
         progress(done, total)
-    for _ in _run(todo, str(path), kind, config, terrain_config, client):
+    for _ in _run(todo, where, kind, config, terrain_config, client):
         done += 1
         if progress is not None:
             progress(done, total)
@@ -343,11 +352,21 @@ def build_store(
     return path
 
 
-def _checked(every: Sequence, path: str, kind: str, client) -> dict[tuple[int, int], bool]:
+def _checked(
+    every: Sequence, path: str, kind: str, client, checking=None
+) -> dict[tuple[int, int], bool]:
     """Which blocks are done and read back to their digests (as Dask tasks
-    with a client)."""
+    with a client); ``checking(checked, total)`` as they are."""
+    report = checking if checking is not None else lambda checked, total: None
+    report(0, len(every))
     if client is None:
-        return {index: check_block(path, kind, part, index) for index, part in every}
+        sound = {}
+        for index, part in every:
+            sound[index] = check_block(path, kind, part, index)
+            report(len(sound), len(every))
+        return sound
+    from distributed import as_completed
+
     futures = client.map(
         check_block,
         [path] * len(every),
@@ -357,7 +376,12 @@ def _checked(every: Sequence, path: str, kind: str, client) -> dict[tuple[int, i
         key=[f"worldgen-check-{i}-{j}-{_tag(path)}" for (i, j), _ in every],
         pure=False,
     )
-    return dict(zip([index for index, _ in every], client.gather(futures), strict=True))
+    index_of = {future.key: index for future, (index, _) in zip(futures, every, strict=True)}
+    sound = {}
+    for future in as_completed(futures):
+        sound[index_of[future.key]] = future.result()
+        report(len(sound), len(every))
+    return sound
 
 
 def _tag(path: str) -> str:
@@ -398,7 +422,7 @@ def _run(todo: Sequence, path: str, kind, config, terrain_config, client):
         for index, part in todo:
             yield write_block(path, kind, config, terrain_config, part, index)
         return
-    from distributed import as_completed
+    from distributed import KilledWorker, as_completed
 
     futures = [
         client.submit(
@@ -416,6 +440,11 @@ def _run(todo: Sequence, path: str, kind, config, terrain_config, client):
     try:
         for future in as_completed(futures):
             yield from future.result()
+    except KilledWorker:
+        raise MemoryError(
+            "dask: the workers making a block died each time (past their memory limit?); "
+            "use a smaller --block, or workers with more memory"
+        ) from None
     finally:
         for future in futures:
             future.cancel()

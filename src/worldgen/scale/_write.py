@@ -42,8 +42,8 @@ def write_big_set(
     ``WORLDGEN_DASK`` variable if set, else a local cluster for maps of
     more than :data:`DASK_CELLS` cells and this process for smaller ones.
     The store is kept in every case: it is what a rerun resumes from.
-    ``progress(stage, done, total)`` reports the stages ``blocks``, ``cog``
-    and ``tiles``.
+    ``progress(stage, done, total)`` reports the stages ``check`` (the
+    blocks of an earlier run read back), ``blocks``, ``cog`` and ``tiles``.
 
     One run at a time per folder (it is locked); a run first removes the
     partial files a killed run left (``.world.tif.*.part*``, half-written
@@ -71,9 +71,12 @@ def write_big_set(
         _check_targets(out, formats, source)
         _remove_partials(out)
         forget_sets(out, names)
-        written = _write(
-            kind, config, terrain_config, out, formats, window, block, dask, progress, source
-        )
+        try:
+            written = _write(
+                kind, config, terrain_config, out, formats, window, block, dask, progress, source
+            )
+        except OSError as exc:
+            raise _no_room(exc, out) from None
         files = [
             p.relative_to(out).as_posix()
             for name in names
@@ -82,6 +85,23 @@ def write_big_set(
         ]
         record_set(out, files, command=kind, about=_about(config, window, block))
     return written
+
+
+def _no_room(exc: OSError, out: pathlib.Path) -> OSError:
+    """A full disk or quota as one line naming ``out``, what is kept and the
+    fix; other errors as they are."""
+    from worldgen.io._outset import _NO_ROOM
+
+    if exc.errno not in _NO_ROOM:
+        return exc
+    at = f", at {exc.filename}" if exc.filename is not None else ""
+    clear = OSError(
+        f"out: no space left writing into {out} ({exc.strerror or exc}{at}); the blocks made "
+        "are kept in world.zarr and the same command resumes; free some space there or "
+        "choose another --out"
+    )
+    clear.errno = exc.errno
+    return clear
 
 
 def _about(config, window, block: int) -> str:
@@ -177,6 +197,7 @@ def _write(kind, config, terrain_config, out, formats, window, block, dask, prog
             block=block,
             client=client,
             progress=stage("blocks"),
+            checking=stage("check"),
         )
     import zarr
 
@@ -191,8 +212,9 @@ def _write(kind, config, terrain_config, out, formats, window, block, dask, prog
             write_cog(
                 out / COG,
                 group[layer],
-                block=max(128, min(512, block)),
+                block=max(128, min(512, block // 16 * 16)),  # GDAL: a multiple of 16
                 origin=(window.x, window.y),
+                step=window.step,
                 metadata=tags,
                 progress=stage("cog"),
             )
