@@ -43,6 +43,17 @@ def _frames(frames: object) -> np.ndarray:
     return array
 
 
+def check_fps(fps: object, name: str = "fps") -> float:
+    """``fps`` as a float if a GIF can play it, or raise naming ``name``."""
+    rate = check_positive(fps, name)
+    if not 0.01 <= rate <= 100.0:
+        raise ValueError(
+            f"{name} must be from 0.01 to 100 (GIF delays are whole 1/100 s, at most 655 s), "
+            f"got {fps!r}"
+        )
+    return rate
+
+
 def write_gif(
     path: str | os.PathLike, frames: np.ndarray, *, fps: float = 20, loop: bool = True
 ) -> pathlib.Path:
@@ -92,12 +103,7 @@ def write_gif(
     '.gif'
     """
     frames = _frames(frames)
-    rate = check_positive(fps, "fps")
-    if not 0.01 <= rate <= 100.0:
-        raise ValueError(
-            f"fps must be from 0.01 to 100 (GIF delays are whole 1/100 s, at most 655 s), "
-            f"got {fps!r}"
-        )
+    rate = check_fps(fps)
     loop = check_bool(loop, "loop")
     images = [Image.fromarray(frame) for frame in frames]
     options = {"duration": round(1000.0 / rate), "disposal": 2}
