@@ -2,6 +2,7 @@
 --version, shipped example configs, progress when piped, and the options
 that no other test passed (terrain --seed / --config, world)."""
 
+import os
 import re
 import subprocess
 import sys
@@ -366,3 +367,34 @@ def test_wobble_refuses_a_wavelength_far_from_the_drawing(
     assert len(lines) == 1, lines
     assert "--wavelength must be a number of pixels from 0.1 to 1,000,000" in lines[0]
     assert not (tmp_path / "w").exists()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_config_to_a_full_disk_is_one_line_not_an_internal_error():
+    # `worldgen config > /dev/full` said "internal error: OSError ... please report it".
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "worldgen.cli", "config"],
+            stdout=full, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+    assert done.returncode == 1
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "internal error" not in lines[0], lines
+    assert (
+        lines[0].startswith("error: could not write the example config") and "No space" in lines[0]
+    )
+
+
+def test_config_into_a_closed_pipe_is_quiet():
+    # `worldgen config | head -1`: a reader that stops early is no error to
+    # report (the full disk's one line must not catch it).
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "worldgen.cli", "config"],
+            stdout=write, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert done.returncode == 1 and done.stderr == ""
