@@ -339,8 +339,14 @@ def test_animate_refuses_an_fps_before_making_the_frames(monkeypatch, capsys, tm
     ("command", "args", "message"),
     [
         ("animate", ["--frames", "0"], "--frames must be an integer from 1 to 10000, got 0"),
-        ("animate", ["--width", "0"], "--width must be an integer from 1 to 65536, got 0"),
-        ("animate", ["--height", "70000"], "--height must be an integer from 1 to 65536"),
+        ("animate", ["--width", "0"], "--width must be an integer from 1 to 65535, got 0"),
+        ("animate", ["--height", "70000"], "--height must be an integer from 1 to 65535"),
+        # A GIF's sides are 16-bit: "internal error: OverflowError" once made.
+        (
+            "animate",
+            ["--width", "65536", "--height", "1", "--frames", "1"],
+            "--width must be an integer from 1 to 65535",
+        ),
         ("animate", ["--seed", str(2**64)], "--seed must fit in 64 bits"),
         ("wobble", ["--wavelength", "-1"], "--wavelength must be a number of pixels from"),
         ("wobble", ["--amplitude", "-1"], "--amplitude must be a number of pixels from"),

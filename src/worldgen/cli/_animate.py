@@ -31,16 +31,16 @@ def animate_command(
     from worldgen.motion import preset_frames
 
     try:
-        from worldgen.io._animation import check_fps
-        from worldgen.motion._frames import MAX_PRESET_FRAMES, MAX_SIDE
+        from worldgen.io._animation import GIF_MAX_SIDE, check_fps
+        from worldgen.motion._frames import MAX_PRESET_FRAMES
         from worldgen.noise._seed import check_seed
         from worldgen.noise._validate import check_int
 
         # Every option before any work (the GIF writer would check --fps
         # only once the frames were made).
         for name, value, most in (
-            ("--width", width, MAX_SIDE),
-            ("--height", height, MAX_SIDE),
+            ("--width", width, GIF_MAX_SIDE),
+            ("--height", height, GIF_MAX_SIDE),
             ("--frames", frames, MAX_PRESET_FRAMES),
         ):
             check_int(value, name, 1, most)
