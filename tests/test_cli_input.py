@@ -404,3 +404,16 @@ def test_config_into_a_closed_pipe_is_quiet():
     finally:
         os.close(write)
     assert done.returncode == 1 and done.stderr == ""
+
+
+def test_animate_memory_refusal_names_the_options(monkeypatch, capsys, tmp_path):
+    # It named the library's parameters and a way out the command line has
+    # not: "frames, width, height: ... (from Python, ... start=...)".
+    monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "1M")
+    monkeypatch.setattr("worldgen.motion.preset_frames", _never)
+    assert cli.run(["animate", "--out", str(tmp_path / "a")]) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: --frames, --width, --height: 48 frames of 160 x 120 needs")
+    assert "start=" not in lines[0]
+    assert not (tmp_path / "a").exists()

@@ -31,6 +31,7 @@ def animate_command(
     from worldgen.motion import preset_frames
 
     try:
+        from worldgen._memory import ANIMATION_BYTES_PER_PIXEL, check_memory
         from worldgen.io._animation import GIF_MAX_SIDE, check_fps
         from worldgen.motion._frames import MAX_PRESET_FRAMES
         from worldgen.noise._seed import check_seed
@@ -45,6 +46,12 @@ def animate_command(
         ):
             check_int(value, name, 1, most)
         check_fps(fps, "--fps")
+        check_memory(
+            ANIMATION_BYTES_PER_PIXEL * frames * width * height,
+            "--frames, --width, --height",
+            f"{frames:,} frames of {width} x {height}",
+            "make fewer or smaller frames",
+        )
         # The seed as every set records it: wrapped into 0 .. 2**64 - 1.
         about = (
             f"{preset.value}, seed {check_seed(seed, '--seed')}, {frames} frames of "
