@@ -189,7 +189,7 @@ def test_animate_writes_a_looping_gif(tmp_path):
         assert image.size == (32, 24) and image.n_frames >= 2
     assert len(list((tmp_path / "fire_frames").glob("fire_*.png"))) == 6
     bad = runner.invoke(app, ["animate", "--out", str(tmp_path), "--frames", "0"])
-    assert bad.exit_code == 1 and "error: frames" in bad.output
+    assert bad.exit_code == 1 and "error: --frames" in bad.output
 
 
 def test_wobble_writes_an_svg(tmp_path):
@@ -200,7 +200,7 @@ def test_wobble_writes_an_svg(tmp_path):
     root = ET.parse(tmp_path / "wobble.svg").getroot()
     assert len(root.findall("{http://www.w3.org/2000/svg}polyline")) == 4
     bad = runner.invoke(app, ["wobble", "--out", str(tmp_path), "--wavelength", "-1"])
-    assert bad.exit_code == 1 and "error: wavelength" in bad.output
+    assert bad.exit_code == 1 and "error: --wavelength" in bad.output
 
 
 def test_terrain_writes_the_map_set_eroded_map_and_glb(tmp_path):

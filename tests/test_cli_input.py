@@ -2,6 +2,7 @@
 --version, shipped example configs, progress when piped, and the options
 that no other test passed (terrain --seed / --config, world)."""
 
+import os
 import re
 import subprocess
 import sys
@@ -249,7 +250,7 @@ def test_wobble_amplitude_out_of_range_names_its_range(capsys, tmp_path, amplitu
     lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(lines) == 1, lines
     assert (
-        f"amplitude must be a number of pixels from 0 to 1,000,000 (the drawing is 400 x 300), got {float(amplitude)!r}"
+        f"--amplitude must be a number of pixels from 0 to 1,000,000 (the drawing is 400 x 300), got {float(amplitude)!r}"
         in lines[0]
     )
     assert not (tmp_path / "w").exists()
@@ -316,3 +317,103 @@ def test_window_corners_past_the_reach_are_refused_naming_the_option(tmp_path):
     edge = ["--x", "-549755813888", "--y", "549755813800", "--width", "16", "--height", "16"]
     result = runner.invoke(cli.app, ["map", "--out", str(tmp_path / "edge"), *edge])
     assert result.exit_code == 0, result.output
+
+
+def _never(*args, **kwargs):
+    raise AssertionError("the work began before the options were checked")
+
+
+@pytest.mark.parametrize("fps", ["1000", "0.001"])
+def test_animate_refuses_an_fps_before_making_the_frames(monkeypatch, capsys, tmp_path, fps):
+    # The frames were all made (35 s of CPU for 2000 of them) before --fps
+    # was refused by the GIF writer.
+    monkeypatch.setattr("worldgen.motion.preset_frames", _never)
+    assert cli.run(["animate", "--fps", fps, "--out", str(tmp_path / "a")]) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert "--fps must be from 0.01 to 100" in lines[0] and f"got {float(fps)!r}" in lines[0]
+    assert not (tmp_path / "a").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "message"),
+    [
+        ("animate", ["--frames", "0"], "--frames must be an integer from 1 to 10000, got 0"),
+        ("animate", ["--width", "0"], "--width must be an integer from 1 to 65535, got 0"),
+        ("animate", ["--height", "70000"], "--height must be an integer from 1 to 65535"),
+        # A GIF's sides are 16-bit: "internal error: OverflowError" once made.
+        (
+            "animate",
+            ["--width", "65536", "--height", "1", "--frames", "1"],
+            "--width must be an integer from 1 to 65535",
+        ),
+        ("animate", ["--seed", str(2**64)], "--seed must fit in 64 bits"),
+        ("wobble", ["--wavelength", "-1"], "--wavelength must be a number of pixels from"),
+        ("wobble", ["--amplitude", "-1"], "--amplitude must be a number of pixels from"),
+        ("wobble", ["--seed", str(2**64)], "--seed must fit in 64 bits"),
+    ],
+)
+def test_animate_and_wobble_errors_name_the_option(capsys, tmp_path, command, args, message):
+    # They named the library's parameter: "frames must be ...".
+    assert cli.run([command, *args, "--out", str(tmp_path / "o")]) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], lines
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("wavelength", ["0.0004", "1e300"])
+def test_wobble_refuses_a_wavelength_far_from_the_drawing(
+    monkeypatch, capsys, tmp_path, wavelength
+):
+    # 0.0004 px wrote a 490 MB SVG of a 400 x 300 drawing (3 GB of memory,
+    # minutes); 1e300 was refused for "a line whose shortest segment is 120".
+    monkeypatch.setattr("worldgen.motion.wobble", _never)
+    assert cli.run(["wobble", "--wavelength", wavelength, "--out", str(tmp_path / "w")]) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert "--wavelength must be a number of pixels from 0.1 to 1,000,000" in lines[0]
+    assert not (tmp_path / "w").exists()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_config_to_a_full_disk_is_one_line_not_an_internal_error():
+    # `worldgen config > /dev/full` said "internal error: OSError ... please report it".
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "worldgen.cli", "config"],
+            stdout=full, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+    assert done.returncode == 1
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "internal error" not in lines[0], lines
+    assert (
+        lines[0].startswith("error: could not write the example config") and "No space" in lines[0]
+    )
+
+
+def test_config_into_a_closed_pipe_is_quiet():
+    # `worldgen config | head -1`: a reader that stops early is no error to
+    # report (the full disk's one line must not catch it).
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "worldgen.cli", "config"],
+            stdout=write, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert done.returncode == 1 and done.stderr == ""
+
+
+def test_animate_memory_refusal_names_the_options(monkeypatch, capsys, tmp_path):
+    # It named the library's parameters and a way out the command line has
+    # not: "frames, width, height: ... (from Python, ... start=...)".
+    monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "1M")
+    monkeypatch.setattr("worldgen.motion.preset_frames", _never)
+    assert cli.run(["animate", "--out", str(tmp_path / "a")]) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: --frames, --width, --height: 48 frames of 160 x 120 needs")
+    assert "start=" not in lines[0]
+    assert not (tmp_path / "a").exists()

@@ -87,6 +87,27 @@ def test_sliced_animation_frames_equal_one_grid(monkeypatch):
     assert noise_frames(noise, 12, 8, 9, speed=0.07).tobytes() == whole.tobytes()
 
 
+@pytest.mark.parametrize(
+    ("name", "loop"), [("clouds", False), ("clouds", True), ("fire", False), ("fire", True)]
+)
+def test_frames_bigger_than_a_slice_are_sampled_in_bands_of_rows(monkeypatch, name, loop):
+    # A frame was one call of the noise however big: Ctrl-C waited for it,
+    # 3.5 s for a frame of 4096 x 4096.
+    whole = _frames.preset_frames(name, width=12, height=8, frames=3, loop=loop)
+    sizes = []
+    grid = Fractal.grid
+
+    def counted(self, *axes, **kwargs):
+        sizes.append(int(np.prod([len(a) for a in axes])))
+        return grid(self, *axes, **kwargs)
+
+    monkeypatch.setattr(Fractal, "grid", counted)
+    monkeypatch.setattr(_frames, "_PIXELS_PER_SLICE", 12 * 3)
+    sliced = _frames.preset_frames(name, width=12, height=8, frames=3, loop=loop)
+    assert sizes and max(sizes) <= 12 * 3
+    assert sliced.tobytes() == whole.tobytes()
+
+
 def _frame_axes(width, height, frames, speed):
     from worldgen.noise import axis
 

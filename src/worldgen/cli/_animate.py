@@ -31,10 +31,32 @@ def animate_command(
     from worldgen.motion import preset_frames
 
     try:
+        from worldgen._memory import ANIMATION_BYTES_PER_PIXEL, check_memory
+        from worldgen.io._animation import GIF_MAX_SIDE, check_fps
+        from worldgen.motion._frames import MAX_PRESET_FRAMES
         from worldgen.noise._seed import check_seed
+        from worldgen.noise._validate import check_int
 
+        # Every option before any work (the GIF writer would check --fps
+        # only once the frames were made).
+        for name, value, most in (
+            ("--width", width, GIF_MAX_SIDE),
+            ("--height", height, GIF_MAX_SIDE),
+            ("--frames", frames, MAX_PRESET_FRAMES),
+        ):
+            check_int(value, name, 1, most)
+        check_fps(fps, "--fps")
+        check_memory(
+            ANIMATION_BYTES_PER_PIXEL * frames * width * height,
+            "--frames, --width, --height",
+            f"{frames:,} frames of {width} x {height}",
+            "make fewer or smaller frames",
+        )
         # The seed as every set records it: wrapped into 0 .. 2**64 - 1.
-        about = f"{preset.value}, seed {check_seed(seed)}, {frames} frames of {width}x{height}"
+        about = (
+            f"{preset.value}, seed {check_seed(seed, '--seed')}, {frames} frames of "
+            f"{width}x{height}"
+        )
         with (
             output_set(out, command="animate", about=about) as files,
             _err.status(f"animating {preset.value}"),
@@ -63,6 +85,9 @@ def animate_command(
 
 
 MAX_AMPLITUDE = 1e6  # pixels: far past the drawing, with coordinates SVG readers take
+# Pixels: a wobble far finer than a pixel only makes the SVG big (0.0004
+# wrote 490 MB, with 3 GB of memory); far longer than the drawing, a line.
+WAVELENGTHS = (0.1, 1e6)
 
 
 @app.command("wobble")
@@ -73,7 +98,7 @@ def wobble_command(
         float, Opt(help="Largest sideways wobble, in pixels (the drawing is 400 x 300): 0 to 1e6.")
     ] = 2.5,
     wavelength: Annotated[
-        float, Opt(help="Length of one wobble along the line, in pixels.")
+        float, Opt(help="Length of one wobble along the line, in pixels: 0.1 to 1e6.")
     ] = 30.0,
 ) -> None:
     """Write an SVG of shapes drawn with a hand-drawn wobble (1D Perlin noise)."""
@@ -83,11 +108,17 @@ def wobble_command(
     try:
         from worldgen.noise._seed import check_seed
 
-        first = check_seed(seed)  # each shape takes the next seed, wrapping at 2**64
+        first = check_seed(seed, "--seed")  # each shape takes the next seed, wrapping at 2**64
         if not 0.0 <= amplitude <= MAX_AMPLITUDE:  # nan too
             raise ValueError(
-                f"amplitude must be a number of pixels from 0 to {MAX_AMPLITUDE:,.0f} (the "
+                f"--amplitude must be a number of pixels from 0 to {MAX_AMPLITUDE:,.0f} (the "
                 f"drawing is 400 x 300), got {amplitude!r}"
+            )
+        shortest, longest = WAVELENGTHS
+        if not shortest <= wavelength <= longest:
+            raise ValueError(
+                f"--wavelength must be a number of pixels from {shortest:g} to {longest:,.0f} "
+                f"(the drawing is 400 x 300), got {wavelength!r}"
             )
         with output_set(out, command="wobble", about=f"seed {first}") as files:
             lines = [

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import enum
+import sys
 from typing import Annotated
 
 import typer
 
-from worldgen.cli._common import Opt, app
+from worldgen.cli._common import Opt, _fail, app
 
 
 class ExampleName(enum.StrEnum):
@@ -25,4 +26,11 @@ def config_command(
     `worldgen config --example map > my_map.toml`."""
     from worldgen.config import example as example_text
 
-    typer.echo(example_text(example.value), nl=False)
+    try:
+        typer.echo(example_text(example.value), nl=False)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: click ends the run quietly
+        raise
+    except OSError as exc:  # a full disk under `> my_map.toml`
+        why = exc.strerror or exc
+        raise _fail(OSError(f"could not write the example config ({why})")) from None

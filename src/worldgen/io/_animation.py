@@ -19,6 +19,8 @@ from worldgen.io._atomic import atomic_output, check_file_name
 from worldgen.noise._validate import check_bool, check_positive
 
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
+GIF_MAX_SIDE = 65535
+"""The widest and tallest GIF: its sizes are 16-bit fields."""
 
 
 def _frames(frames: object) -> np.ndarray:
@@ -43,6 +45,17 @@ def _frames(frames: object) -> np.ndarray:
     return array
 
 
+def check_fps(fps: object, name: str = "fps") -> float:
+    """``fps`` as a float if a GIF can play it, or raise naming ``name``."""
+    rate = check_positive(fps, name)
+    if not 0.01 <= rate <= 100.0:
+        raise ValueError(
+            f"{name} must be from 0.01 to 100 (GIF delays are whole 1/100 s, at most 655 s), "
+            f"got {fps!r}"
+        )
+    return rate
+
+
 def write_gif(
     path: str | os.PathLike, frames: np.ndarray, *, fps: float = 20, loop: bool = True
 ) -> pathlib.Path:
@@ -53,7 +66,8 @@ def write_gif(
     path : path-like
         Where to write; the file appears atomically.
     frames : array_like, shape (F, H, W) or (F, H, W, 3), uint8
-        Greyscale or RGB frames, first to last; row 0 is the top.
+        Greyscale or RGB frames, first to last; row 0 is the top. H and W
+        at most 65535 (:data:`GIF_MAX_SIDE`).
     fps : float
         Frames per second, > 0 and at most 100.
     loop : bool
@@ -68,7 +82,7 @@ def write_gif(
     ------
     TypeError, ValueError
         If ``frames`` is not a non-empty array of that shape with values
-        0-255, or ``fps`` is out of range.
+        0-255 and sides a GIF holds, or ``fps`` is out of range.
 
     Notes
     -----
@@ -92,12 +106,12 @@ def write_gif(
     '.gif'
     """
     frames = _frames(frames)
-    rate = check_positive(fps, "fps")
-    if not 0.01 <= rate <= 100.0:
+    if max(frames.shape[1:3]) > GIF_MAX_SIDE:
         raise ValueError(
-            f"fps must be from 0.01 to 100 (GIF delays are whole 1/100 s, at most 655 s), "
-            f"got {fps!r}"
+            f"frames' sides must be at most {GIF_MAX_SIDE} pixels in a GIF, got "
+            f"{frames.shape[2]} x {frames.shape[1]}; write PNG frames instead"
         )
+    rate = check_fps(fps)
     loop = check_bool(loop, "loop")
     images = [Image.fromarray(frame) for frame in frames]
     options = {"duration": round(1000.0 / rate), "disposal": 2}

@@ -77,26 +77,33 @@ def _sample_frames(
     y = axis(0.0, height, 1.0 / scale)
     index = np.arange(start, start + frames, dtype=np.float64)
     out = np.empty((frames, height, width))
+    # Every sample is a function of its own point: slices of the time axis,
+    # and bands of rows of a frame bigger than a slice, give the bytes of
+    # one whole grid.
+    band = max(1, _PIXELS_PER_SLICE // width)
     if not loop and rise == 0.0:
-        # Every sample is a function of its own point: slices of the time
-        # axis give the bytes of one whole grid.
         step = max(1, _PIXELS_PER_SLICE // (width * height))
         for first in range(0, frames, step):
             times = index[first : first + step] * speed
-            with interruptible():
-                out[first : first + step] = noise.grid(x, y, times, unit=True)
+            for top in range(0, height, band):
+                with interruptible():
+                    out[first : first + step, top : top + band] = noise.grid(
+                        x, y[top : top + band], times, unit=True
+                    )
         return out
     radius = speed * frames / (2.0 * math.pi)
     angle = 2.0 * math.pi * index / frames
     with interruptible():
         for k, f in enumerate(index.tolist()):
             rows = y + f * rise
-            if loop:
-                z = [radius * math.cos(angle[k])]
-                w = [radius * math.sin(angle[k])]
-                out[k] = noise.grid(x, rows, z, w, unit=True)[0, 0]
-            else:
-                out[k] = noise.grid(x, rows, [f * speed], unit=True)[0]
+            for top in range(0, height, band):
+                part = rows[top : top + band]
+                if loop:
+                    z = [radius * math.cos(angle[k])]
+                    w = [radius * math.sin(angle[k])]
+                    out[k, top : top + band] = noise.grid(x, part, z, w, unit=True)[0, 0]
+                else:
+                    out[k, top : top + band] = noise.grid(x, part, [f * speed], unit=True)[0]
     return out
 
 
