@@ -460,7 +460,9 @@ def test_serve_command_rejects_a_bad_port():
 
     result = CliRunner().invoke(app, ["serve", "--port", "70000"])
     assert result.exit_code == 1
-    assert "port must be from 0 to 65535" in result.output
+    assert result.output == "error: --port must be from 0 to 65535, got 70000\n"
+    result = CliRunner().invoke(app, ["serve", "--timeout", "-1"])
+    assert result.output == "error: --timeout must be a finite number > 0, got -1.0\n"
 
 
 def test_serve_command_says_an_ipv6_host_goes_without_brackets():
@@ -470,7 +472,10 @@ def test_serve_command_says_an_ipv6_host_goes_without_brackets():
 
     result = CliRunner().invoke(app, ["serve", "--host", "[::1]"])
     assert result.exit_code == 1
-    assert "such as 127.0.0.1 or ::1 (no brackets), got '[::1]'" in result.output
+    assert (
+        "error: --host must be an address or name such as 127.0.0.1 or ::1 (no brackets), got '[::1]'"
+        in result.output
+    )
 
 
 @pytest.mark.parametrize(

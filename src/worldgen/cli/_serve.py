@@ -5,7 +5,16 @@ from __future__ import annotations
 import pathlib
 from typing import Annotated
 
-from worldgen.cli._common import Opt, PresetName, _err, _fail, _out, app, leave_if_working
+from worldgen.cli._common import (
+    Opt,
+    PresetName,
+    _err,
+    _fail,
+    _given,
+    _out,
+    app,
+    leave_if_working,
+)
 
 
 @app.command("serve")
@@ -45,10 +54,10 @@ def serve_command(
 
     try:
         if not 0 <= port <= 65535:
-            raise ValueError(f"port must be from 0 to 65535, got {port}")
+            raise ValueError(f"--port must be from 0 to 65535, got {port}")
         if not host or any(c.isspace() or c in "/[]" for c in host):
             raise ValueError(
-                f"host must be an address or name such as 127.0.0.1 or ::1 (no brackets), "
+                f"--host must be an address or name such as 127.0.0.1 or ::1 (no brackets), "
                 f"got {host!r}"
             )
         defaults = {"preset": preset.value if preset else None, "seed": seed}
@@ -65,7 +74,7 @@ def serve_command(
                 f"host/port: cannot listen on {host}:{port} ({exc.strerror or exc})"
             ) from None
     except (ValueError, TypeError, OSError) as exc:
-        raise _fail(exc) from None
+        raise _fail(exc, options=_given({"seed": seed, "timeout": timeout})) from None
     server = make_server(app_)
     # From the moment the URL shows, Ctrl-C stops the server as it does once
     # it runs (uvicorn takes the signals only then: one between was an
