@@ -189,7 +189,7 @@ def test_requests_too_big_for_memory_are_refused_with_the_way_out(tmp_path, monk
             app, ["map", "--out", str(tmp_path / "m"), "--width", "50000", "--height", "50000"]
         )
     )
-    assert line.startswith("error: width, height: a 50000 x 50000 map set needs about 651.9 GB")
+    assert line.startswith("error: --width, --height: a 50000 x 50000 map set needs about 651.9 GB")
     assert (
         "is available; make a smaller map, or make the big one block by block with --export zarr"
         in line
@@ -200,7 +200,10 @@ def test_requests_too_big_for_memory_are_refused_with_the_way_out(tmp_path, monk
     assert "but 1.0 GB is available; choose a smaller --radius" in line
     line = one_line(runner.invoke(app, ["animate", "--out", str(tmp_path / "a"), "--frames", "9000",
                                         "--width", "1000", "--height", "1000"]))  # fmt: skip
-    assert "frames, width, height: 9,000 frames of 1000 x 1000 needs about 268.2 GB" in line
+    assert (
+        "error: --frames, --width, --height: 9,000 frames of 1000 x 1000 needs about 268.2 GB"
+        in line
+    )
     line = one_line(runner.invoke(app, ["terrain", "--out", str(tmp_path / "t"), "--width", "4096",
                                         "--height", "4096"]))  # fmt: skip
     assert "a 4096 x 4096 terrain set needs about 2.8 GB" in line
@@ -210,7 +213,7 @@ def test_requests_too_big_for_memory_are_refused_with_the_way_out(tmp_path, monk
     line = one_line(runner.invoke(app, ["terrain", "--out", str(tmp_path / "t"), "--width", "128",
                                         "--height", "128", "--thermal", "512"]))  # fmt: skip
     assert line.startswith(
-        "error: width, height, thermal: a 128 x 128 terrain set with 512 thermal iterations "
+        "error: --width, --height, --thermal: a 128 x 128 terrain set with 512 thermal iterations "
         "(which carve 1,024 more cells on each side) needs about 794.8 MB"
     ), line
     assert "use fewer thermal iterations" in line
@@ -221,7 +224,7 @@ def test_requests_too_big_for_memory_are_refused_with_the_way_out(tmp_path, monk
     line = one_line(runner.invoke(app, ["terrain", "--out", str(tmp_path / "t"), "--width", "1024",
                                         "--height", "1024", "--mesh", "obj", "--mesh", "stl"]))  # fmt: skip
     assert line.startswith(
-        "error: width, height, mesh: a 1024 x 1024 terrain set with an STL mesh needs about"
+        "error: --width, --height, --mesh: a 1024 x 1024 terrain set with an STL mesh needs about"
     ), line
     assert "write the mesh as glb or obj (made a band of rows at a time), keep every" in line
     assert not any(tmp_path.iterdir())

@@ -192,10 +192,16 @@ def _fail(
     the user gave as an option names the option (``--lake-size must be``,
     not ``lake_size must be``); the same errors from a config file keep the
     file's key."""
+    from worldgen._memory import MemoryLimitError
     from worldgen.cli._interrupt import INTERRUPTED, outcome
 
-    if options and type(exc) in (ValueError, TypeError):
+    if options and type(exc) in (ValueError, TypeError, MemoryLimitError):
         text = str(exc)
+        head, colon, rest = text.partition(": ")
+        names = head.split(", ")
+        if colon and len(names) > 1 and all(n in options for n in names):
+            # "width, height: ..." (a memory estimate of several options)
+            exc = type(exc)(", ".join(options[n] for n in names) + colon + rest)
         for said in sorted(options, key=len, reverse=True):
             if text.startswith((f"{said} ", f"{said}:")):
                 exc = type(exc)(options[said] + text[len(said) :])
