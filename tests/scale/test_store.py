@@ -57,6 +57,18 @@ def test_terrain_blocks_equal_the_whole_window(tmp_path):
     }  # fmt: skip
 
 
+def test_a_terrain_at_a_level_is_refused_naming_the_window(tmp_path):
+    # Carving works on every cell: a stepped window was carved as if its
+    # samples were neighbouring cells.
+    cfg = config()
+    stepped = Window(FAR.x, FAR.y, 32, 32, 4)
+    with pytest.raises(ValueError, match=r"^window: a terrain is carved on every cell"):
+        build_store(tmp_path / "w.zarr", "terrain", cfg, CARVING, window=stepped, block=64)
+    assert not (tmp_path / "w.zarr").exists()
+    with pytest.raises(ValueError, match=r"^window: carving works on every cell"):
+        carve_window(cfg, CARVING, stepped)
+
+
 def test_map_blocks_equal_the_whole_map(tmp_path):
     cfg = config("classic-islands")
     build_store(tmp_path / "m.zarr", "map", cfg, block=64)

@@ -90,6 +90,11 @@ def carve_window(
         if progress is not None:
             progress(name, *counts)
 
+    if window.step != 1:
+        raise ValueError(
+            f"window: carving works on every cell, so its window needs step 1, got step "
+            f"{window.step}; carve the window at full detail (levels are for the map's layers)"
+        )
     local = not config.seamless
     if local and window != config.window:
         raise ValueError(

@@ -319,6 +319,11 @@ def build_store(
     window = config.window if window is None else window
     check_instance(window, "window", Window)
     if kind == "terrain":
+        if window.step != 1:
+            raise ValueError(
+                f"window: a terrain is carved on every cell, so its window needs step 1, got "
+                f"step {window.step}; make the terrain at full detail, or a map at that level"
+            )
         for name, side in (("width", window.width), ("height", window.height)):
             if side < 2:
                 raise ValueError(
