@@ -248,6 +248,22 @@ def test_gif_round_trip(tmp_path, channels):
     assert [p.name for p in tmp_path.iterdir()] == ["clip.gif"]
 
 
+@pytest.mark.parametrize("fps", [16.0, 24.0, 30.0, 7.0])
+def test_a_gif_plays_at_its_frame_rate(tmp_path, fps):
+    # Every frame was round(1000 / fps) ms, which a GIF stores in whole
+    # hundredths: 16 fps played at 16.7, 30 at 33.3.
+    frames = np.arange(48, dtype=np.uint8)[:, None, None] * np.ones((1, 4, 4), np.uint8)
+    path = write_gif(tmp_path / "clip.gif", frames, fps=fps)
+    with Image.open(path) as image:
+        delays = []
+        for k in range(image.n_frames):
+            image.seek(k)
+            delays.append(image.info["duration"])
+    assert all(d % 10 == 0 for d in delays)
+    assert abs(sum(delays) - 48 * 1000.0 / fps) <= 5.0  # within half a hundredth
+    assert max(delays) - min(delays) <= 10
+
+
 def test_gif_played_once_has_no_loop(tmp_path):
     frames = np.stack([np.zeros((3, 3), np.uint8), np.full((3, 3), 200, np.uint8)])
     path = write_gif(tmp_path / "once.gif", frames, loop=False)

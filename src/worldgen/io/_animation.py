@@ -86,10 +86,11 @@ def write_gif(
 
     Notes
     -----
-    Written by Pillow with ``save_all``, every frame shown for
-    ``round(1000 / fps)`` milliseconds (GIF stores hundredths of a second,
-    and many viewers slow delays under 20 ms down, so fps above 50 seldom
-    plays as asked), ``disposal=2`` and, when looping, ``loop=0``. RGB
+    Written by Pillow with ``save_all``, each frame shown for whole
+    hundredths of a second (what a GIF stores) whose running sum keeps to
+    ``fps`` (16 fps: 6, 6, 7, 6, ... hundredths; many viewers slow delays
+    under 20 ms down, so fps above 50 seldom plays as asked),
+    ``disposal=2`` and, when looping, ``loop=0``. RGB
     frames are reduced to a 256-colour palette each. Pillow merges runs of
     identical consecutive frames into one longer frame, so the file can
     hold fewer frames than given while playing for the same time.
@@ -114,13 +115,23 @@ def write_gif(
     rate = check_fps(fps)
     loop = check_bool(loop, "loop")
     images = [Image.fromarray(frame) for frame in frames]
-    options = {"duration": round(1000.0 / rate), "disposal": 2}
+    options = {"duration": _delays(len(images), rate), "disposal": 2}
     if loop:
         options["loop"] = 0
     target = pathlib.Path(path)
     with atomic_output(target) as tmp:
         images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:], **options)
     return target
+
+
+def _delays(count: int, rate: float) -> list[int]:
+    """Milliseconds each of ``count`` frames shows at ``rate`` frames a
+    second, in whole hundredths of a second (what a GIF stores) whose
+    running sum keeps to the clock: frame k ends at ``round(100 (k + 1) /
+    rate)`` hundredths, so 16 fps shows frames for 6, 6, 7, 6, ... and
+    plays at 16 frames a second, not 16.7."""
+    ends = [round(100.0 * (k + 1) / rate) for k in range(count)]
+    return [10 * (end - start) for start, end in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def _frame_paths(folder: pathlib.Path, prefix: str, count: int) -> list[pathlib.Path]:
