@@ -614,3 +614,22 @@ def test_a_bad_range_of_a_static_file_is_a_one_line_json_4xx(client, range_, sta
     whole = client.get("/static/explorer.css")
     part = client.get("/static/explorer.css", headers={"Range": "bytes=0-5"})
     assert part.status_code == 206 and part.content == whole.content[:6]
+
+
+def test_the_page_offers_every_preset_a_world_can_have():
+    # A server started with --config has the preset 'none', which the
+    # page's menu lacked: it showed blank.
+    import html.parser
+
+    from worldgen.config import PRESETS
+    from worldgen.web._app import STATIC
+
+    values = []
+
+    class Options(html.parser.HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "option":
+                values.append(dict(attrs)["value"])
+
+    Options().feed((STATIC / "index.html").read_text())
+    assert sorted(values) == sorted([*PRESETS, "none"])
