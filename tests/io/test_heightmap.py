@@ -79,6 +79,8 @@ def test_tiled_export_names_and_contents(tmp_path):
         (np.full((4, 4), np.nan), "raw16", "finite"),
         (np.zeros(4), "raw16", "2-D"),
         (np.zeros((4, 4)), "exr", "format must be one of png16, png8, raw16, r16, tiff, npy"),
+        (np.full((4, 4), 1e39), "tiff", "heights must fit in float32"),
+        (np.full((4, 4), -1e39), "npy", "heights must fit in float32"),
     ],
 )
 def test_bad_heights_write_nothing(tmp_path, heights, fmt, message):

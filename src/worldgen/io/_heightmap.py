@@ -71,26 +71,31 @@ def write_raw16(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
 
 
 def write_float_tiff(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
-    """Heights as a 32-bit float TIFF (any range), which GIS tools and
-    Unreal's importer read."""
-    heights = np.asarray(heights, dtype=np.float64)
-    if heights.ndim != 2 or not np.isfinite(heights).all():
-        raise ValueError("heights must be a finite 2-D array (H, W)")
+    """Heights as a 32-bit float TIFF (any range float32 holds), which GIS
+    tools and Unreal's importer read."""
+    values = _float32_heights(heights, "a float32 TIFF")
     target = pathlib.Path(path)
     with atomic_output(target) as tmp:
-        Image.fromarray(heights.astype(np.float32)).save(tmp, format="TIFF")
+        Image.fromarray(values).save(tmp, format="TIFF")
     return target
+
+
+def _float32_heights(heights: object, what: str) -> np.ndarray:
+    """:func:`height_field` of ``heights`` as float32, or an error if one
+    would not fit (it would be written as infinity)."""
+    values = height_field(heights)
+    if not (np.abs(values) <= np.finfo(np.float32).max).all():
+        raise ValueError(f"heights must fit in float32 (|h| <= 3.4e38) for {what}")
+    return values.astype(np.float32)
 
 
 def write_npy(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
     """Heights ``(H, W)`` as a float32 ``.npy`` file."""
-    values = height_field(heights)
-    if not (np.abs(values) <= np.finfo(np.float32).max).all():
-        raise ValueError("heights must fit in float32 (|h| <= 3.4e38) for a .npy height map")
+    values = _float32_heights(heights, "a .npy height map")
     target = pathlib.Path(path)
     with atomic_output(target) as tmp:
         with open(tmp, "wb") as handle:
-            np.save(handle, values.astype(np.float32))
+            np.save(handle, values)
     return target
 
 

@@ -333,7 +333,7 @@ def write_terrain_set(
     its height files (``height.png``, ``height.<fmt>``) from the map's.
 
     Terrain files: ``eroded.png`` (16-bit heights after erosion) and
-    ``eroded.<fmt>`` for each of ``formats`` (e.g. ``eroded.npy``, float64),
+    ``eroded.<fmt>`` for each of ``formats`` (e.g. ``eroded.npy``, float32),
     ``terrain.png`` (shaded colour map of the eroded heights, rivers and
     lakes drawn), ``erosion.png`` (red where material was eroded, blue where
     it was deposited) and ``terrain.<fmt>`` for each of ``meshes``
