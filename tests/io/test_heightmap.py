@@ -72,6 +72,17 @@ def test_tiled_export_names_and_contents(tmp_path):
         assert np.array_equal(np.asarray(image), quantise16(HEIGHTS[32:48, 16:32]))
 
 
+@pytest.mark.parametrize("fmt", ["png16", "r16", "npy"])
+def test_tiles_of_a_dotted_name_get_the_formats_suffix(tmp_path, fmt):
+    paths = write_tiles(tmp_path, "world.v2", HEIGHTS[:3, :5], 4, fmt)
+    suffix = {"png16": ".png", "r16": ".r16", "npy": ".npy"}[fmt]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"world.v2_x0_y0{suffix}",
+        f"world.v2_x1_y0{suffix}",
+    ]
+    assert sorted(p.name for p in paths) == sorted(p.name for p in tmp_path.iterdir())
+
+
 @pytest.mark.parametrize(
     ("heights", "fmt", "message"),
     [
