@@ -72,6 +72,17 @@ def test_tiled_export_names_and_contents(tmp_path):
         assert np.array_equal(np.asarray(image), quantise16(HEIGHTS[32:48, 16:32]))
 
 
+@pytest.mark.parametrize("fmt", ["png16", "r16", "npy"])
+def test_tiles_of_a_dotted_name_get_the_formats_suffix(tmp_path, fmt):
+    paths = write_tiles(tmp_path, "world.v2", HEIGHTS[:3, :5], 4, fmt)
+    suffix = {"png16": ".png", "r16": ".r16", "npy": ".npy"}[fmt]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f"world.v2_x0_y0{suffix}",
+        f"world.v2_x1_y0{suffix}",
+    ]
+    assert sorted(p.name for p in paths) == sorted(p.name for p in tmp_path.iterdir())
+
+
 @pytest.mark.parametrize(
     ("heights", "fmt", "message"),
     [
@@ -79,6 +90,8 @@ def test_tiled_export_names_and_contents(tmp_path):
         (np.full((4, 4), np.nan), "raw16", "finite"),
         (np.zeros(4), "raw16", "2-D"),
         (np.zeros((4, 4)), "exr", "format must be one of png16, png8, raw16, r16, tiff, npy"),
+        (np.full((4, 4), 1e39), "tiff", "heights must fit in float32"),
+        (np.full((4, 4), -1e39), "npy", "heights must fit in float32"),
     ],
 )
 def test_bad_heights_write_nothing(tmp_path, heights, fmt, message):

@@ -45,6 +45,16 @@ def test_failure_inside_atomic_output_leaves_no_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]
 
 
+@pytest.mark.parametrize("name", ["a" * 251 + ".png", "é" * 125 + ".png"])
+def test_a_file_name_near_the_255_byte_limit_is_written(tmp_path, name):
+    target = tmp_path / name
+    target.write_bytes(b"old")
+    write_grey_png(target, np.ones((2, 3)))
+    with Image.open(target) as image:
+        assert np.asarray(image).tolist() == [[255] * 3] * 2
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
 def test_png_bytes_round_trip_through_pillow_and_refuse_other_arrays():
     rng = np.random.default_rng(5)
     shapes = ((1, 1), (3, 7), (5, 2, 3), (4, 9, 4), (256, 256, 3))

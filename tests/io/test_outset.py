@@ -10,7 +10,16 @@ import pytest
 from PIL import Image
 
 from worldgen.config import map_config
-from worldgen.io import MANIFEST, _outset, output_set, read_manifest, write_map_set, write_tiles
+from worldgen.io import (
+    MANIFEST,
+    _outset,
+    output_set,
+    read_manifest,
+    write_map_set,
+    write_terrain_set,
+    write_tiles,
+)
+from worldgen.products import TerrainConfig
 
 SMALL = {"terrain": {"width": 24, "height": 16, "scale": 8.0}}
 
@@ -39,6 +48,19 @@ def test_every_export_format_has_its_own_name(tmp_path):
     with Image.open(tmp_path / "height8.png") as image:
         assert image.mode == "L"
     assert {"height.raw", "height.r16", "height.tif", "height.npy"} <= set(names)
+
+
+def test_a_format_or_mesh_given_twice_is_written_once(tmp_path):
+    written = write_map_set(small(1), tmp_path / "map", formats=["npy", "png8", "npy", "png8"])
+    names = [p.name for p in written]
+    assert len(names) == len(set(names)), names
+    written = write_terrain_set(
+        small(1), TerrainConfig(), tmp_path / "terrain", formats=["npy", "npy"],
+        meshes=["obj", "glb", "obj"],
+    )  # fmt: skip
+    names = [p.name for p in written]
+    assert len(names) == len(set(names)), names
+    assert {"terrain.obj", "terrain.glb", "eroded.npy"} <= set(names)
 
 
 def test_out_is_checked_before_the_work(tmp_path):

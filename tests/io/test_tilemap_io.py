@@ -457,6 +457,14 @@ def test_bad_tileset_options_write_nothing(tmp_path, options, error, message):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("tileset", ["blob47", "edge16"])
+def test_too_many_colours_for_a_transition_tileset_are_named(tmp_path, tileset):
+    colours = [(i % 256, 0, 0) for i in range(257)]
+    with pytest.raises(ValueError, match=rf"colours has 257 entries; a {tileset} tileset"):
+        write_tiled_json(tmp_path / "world.json", TILES, colours=colours, tileset=tileset)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_read_rejects_a_bad_tiles_per_class_property(tmp_path):
     path = write_tiled_json(tmp_path / "w.json", TILES, colours=COLOURS, tileset="edge16")
     doc = json.loads(path.read_text())

@@ -17,6 +17,17 @@ def _umask() -> int:
 
 # Files get the usual permissions (0666 less the umask), not mkstemp's 0600.
 _MODE = 0o666 & ~_umask()
+# The longest file name most file systems take, in bytes; a temporary name
+# adds 15 to the target's (".", ".", 8 random characters, ".part").
+_NAME_MAX = 255
+
+
+def _temporary_prefix(name: str) -> str:
+    """``.NAME.``, ``name`` shortened so that the temporary file's whole
+    name stays within :data:`_NAME_MAX` bytes."""
+    while len(os.fsencode(f".{name}.")) > _NAME_MAX - len("12345678.part") and len(name) > 1:
+        name = name[:-1]
+    return f".{name}."
 
 
 @contextlib.contextmanager
@@ -43,7 +54,9 @@ def atomic_output(path: str | os.PathLike) -> Iterator[pathlib.Path]:
             f"path {str(path)!r} is a folder ({target.resolve()}), not a file; give the file's name"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    fd, name = tempfile.mkstemp(
+        prefix=_temporary_prefix(target.name), suffix=".part", dir=target.parent
+    )
     os.close(fd)
     tmp = pathlib.Path(name)
     try:

@@ -71,26 +71,31 @@ def write_raw16(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
 
 
 def write_float_tiff(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
-    """Heights as a 32-bit float TIFF (any range), which GIS tools and
-    Unreal's importer read."""
-    heights = np.asarray(heights, dtype=np.float64)
-    if heights.ndim != 2 or not np.isfinite(heights).all():
-        raise ValueError("heights must be a finite 2-D array (H, W)")
+    """Heights as a 32-bit float TIFF (any range float32 holds), which GIS
+    tools and Unreal's importer read."""
+    values = _float32_heights(heights, "a float32 TIFF")
     target = pathlib.Path(path)
     with atomic_output(target) as tmp:
-        Image.fromarray(heights.astype(np.float32)).save(tmp, format="TIFF")
+        Image.fromarray(values).save(tmp, format="TIFF")
     return target
+
+
+def _float32_heights(heights: object, what: str) -> np.ndarray:
+    """:func:`height_field` of ``heights`` as float32, or an error if one
+    would not fit (it would be written as infinity)."""
+    values = height_field(heights)
+    if not (np.abs(values) <= np.finfo(np.float32).max).all():
+        raise ValueError(f"heights must fit in float32 (|h| <= 3.4e38) for {what}")
+    return values.astype(np.float32)
 
 
 def write_npy(path: str | os.PathLike, heights: np.ndarray) -> pathlib.Path:
     """Heights ``(H, W)`` as a float32 ``.npy`` file."""
-    values = height_field(heights)
-    if not (np.abs(values) <= np.finfo(np.float32).max).all():
-        raise ValueError("heights must fit in float32 (|h| <= 3.4e38) for a .npy height map")
+    values = _float32_heights(heights, "a .npy height map")
     target = pathlib.Path(path)
     with atomic_output(target) as tmp:
         with open(tmp, "wb") as handle:
-            np.save(handle, values.astype(np.float32))
+            np.save(handle, values)
     return target
 
 
@@ -107,11 +112,16 @@ def write_array(path: str | os.PathLike, values: np.ndarray) -> pathlib.Path:
     return target
 
 
+def _check_format(fmt: object) -> str:
+    if not isinstance(fmt, str) or fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    return fmt
+
+
 def write_heightmap(path: str | os.PathLike, heights: np.ndarray, fmt: str) -> pathlib.Path:
     """Write ``heights`` in one of :data:`FORMATS` (``path`` without suffix
     gets the format's)."""
-    if not isinstance(fmt, str) or fmt not in FORMATS:
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    fmt = _check_format(fmt)
     heights = height_field(heights)  # every format is of one 2-D map
     target = pathlib.Path(path)
     if not target.suffix:
@@ -129,7 +139,8 @@ def write_tiles(
     directory: str | os.PathLike, name: str, heights: np.ndarray, tile: int, fmt: str = "png16"
 ) -> list[pathlib.Path]:
     """Cut ``heights`` into ``tile`` x ``tile`` pieces written as
-    ``{name}_x{i}_y{j}`` (column i, row j; the last ones may be smaller).
+    ``{name}_x{i}_y{j}`` and the format's suffix (column i, row j; the
+    last ones may be smaller).
 
     ``name`` is a plain file name part (no folders), so every tile stays
     inside ``directory``. Neighbouring tiles share no pixels; to make tiles whose edges repeat
@@ -138,6 +149,7 @@ def write_tiles(
     """
     tile = check_int(tile, "tile", 1, 2**20)
     name = check_file_name(name, "name")
+    fmt = _check_format(fmt)
     heights = height_field(heights)
     paths = []
     directory = pathlib.Path(directory)
@@ -146,5 +158,8 @@ def write_tiles(
         for j, y in enumerate(range(0, heights.shape[0], tile)):
             for i, x in enumerate(range(0, heights.shape[1], tile)):
                 piece = heights[y : y + tile, x : x + tile]
-                paths.append(write_heightmap(directory / f"{name}_x{i}_y{j}", piece, fmt))
+                # The suffix given, as a dotted name ("world.v2") would be
+                # taken for one.
+                tile_name = f"{name}_x{i}_y{j}{_SUFFIX[fmt]}"
+                paths.append(write_heightmap(directory / tile_name, piece, fmt))
     return paths

@@ -114,6 +114,7 @@ def write_map_set(
         The files written, in order.
     """
     config = _check_options(config, formats, tile, relief)
+    formats = _once(formats)
     _check_work(config, window=window, tile=tile)
     with output_set(out, command="map", about=_about(config)) as files:
         layers = make_layers(config, window, progress=progress)
@@ -232,6 +233,11 @@ def _names(values: object, name: str) -> list[object]:
     return list(values)
 
 
+def _once(names: Sequence[str]) -> list[str]:
+    """Checked format names, each once (a name given twice writes its file once)."""
+    return list(dict.fromkeys(names))
+
+
 def _write_layers(
     config, window, layers, out, formats, tile, blend, progress, heights=None, height_files=None
 ) -> list[pathlib.Path]:
@@ -333,7 +339,7 @@ def write_terrain_set(
     its height files (``height.png``, ``height.<fmt>``) from the map's.
 
     Terrain files: ``eroded.png`` (16-bit heights after erosion) and
-    ``eroded.<fmt>`` for each of ``formats`` (e.g. ``eroded.npy``, float64),
+    ``eroded.<fmt>`` for each of ``formats`` (e.g. ``eroded.npy``, float32),
     ``terrain.png`` (shaded colour map of the eroded heights, rivers and
     lakes drawn), ``erosion.png`` (red where material was eroded, blue where
     it was deposited) and ``terrain.<fmt>`` for each of ``meshes``
@@ -344,6 +350,7 @@ def write_terrain_set(
     for fmt in _names(meshes, "meshes"):
         if fmt not in MESH_FORMATS:
             raise ValueError(f"mesh format must be one of {', '.join(MESH_FORMATS)}, got {fmt!r}")
+    formats, meshes = _once(formats), _once(meshes)
     _check_work(config, terrain_config, window=window, tile=tile, meshes=meshes)
     window = config.window if window is None else window
     with output_set(out, command="terrain", about=_about(config)) as files:

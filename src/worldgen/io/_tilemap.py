@@ -37,6 +37,8 @@ TILED_RELEASE = "1.10.2"
 _GID_FLAGS = 0xF0000000
 # The tileset property that tells how many tiles each class has.
 TILES_PER_CLASS = "tiles per class"
+# The most classes (rows of tiles) a transition tileset is drawn with.
+_MOST_BANDS = 256
 
 
 def write_tiles_csv(path: str | os.PathLike, tiles: np.ndarray) -> pathlib.Path:
@@ -239,7 +241,8 @@ def write_tiled_json(
         If ``tiles`` is not a non-empty 2-D array of non-negative integers,
         ``colours`` are not RGB triples in 0-255 or miss a class id in
         ``tiles``, ``names`` does not give one string per colour, or
-        ``tile_size`` is out of range. Nothing is written then.
+        ``tile_size`` is out of range, or a transition tileset is given more
+        than 256 colours. Nothing is written then.
 
     Notes
     -----
@@ -284,6 +287,11 @@ def write_tiled_json(
         raise ValueError(f"encoding must be 'csv' or 'base64', got {encoding!r}")
     if tileset not in TILESETS:
         raise ValueError(f"tileset must be one of {', '.join(TILESETS)}, got {tileset!r}")
+    if tileset != "flat" and count > _MOST_BANDS:
+        raise ValueError(
+            f"colours has {count} entries; a {tileset} tileset draws at most {_MOST_BANDS} "
+            "classes (a row of tiles each); give fewer colours, or use tileset='flat'"
+        )
 
     target = pathlib.Path(path)
     image_path = target.with_name(f"{target.stem}_tileset.png")
