@@ -501,16 +501,25 @@ class World:
 
     def chunk(self, cx: int, cz: int) -> Chunk:
         """Chunk ``(cx, cz)``: from the store if it is there, else generated
-        (and stored)."""
+        (and stored; so is a stored chunk whose row does not decode)."""
         cx, cz = _check_coords(cx, cz)
         if self._store is not None:
-            chunk = self._store.get(cx, cz)
+            chunk = self._stored(cx, cz)
             if chunk is not None:
                 return chunk
         chunk, row = self._make(cx, cz)
         if self._store is not None:
             self._store._put_rows([row])
         return chunk
+
+    def _stored(self, cx: int, cz: int) -> Chunk | None:
+        """The stored chunk ``(cx, cz)``; None if it is not stored or its row
+        does not decode (a chunk is a function of the config: it is made
+        again, and stored over the damaged row)."""
+        try:
+            return self._store.get(cx, cz)
+        except CorruptChunkError:
+            return None
 
     def around(self, x: float, z: float, radius: float) -> Iterator[Chunk]:
         """Every chunk within ``radius`` blocks of ``(x, z)``, nearest first.
@@ -550,8 +559,8 @@ class World:
         try:
             for pair in coords:
                 if pair not in todo:
-                    chunk = store.get(*pair)
-                    if chunk is None:  # deleted meanwhile
+                    chunk = self._stored(*pair)
+                    if chunk is None:  # deleted meanwhile, or damaged
                         chunk, row = self._make(*pair)
                         pending.append(row)
                     yield chunk
