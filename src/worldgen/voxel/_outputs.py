@@ -362,7 +362,8 @@ def _draw_world(world, config, out, x, z, radius, mesh_radius, progress) -> list
         ),
         write_rgb_png(out / "section.png", cross_section(blocks, z - z0, y_min=config.y_min)),
     ]
-    close = [c for c in chunks if (c.cx, c.cz) in set(chunk_range(x, z, mesh_radius))]
+    meshed = set(chunk_range(x, z, mesh_radius))
+    close = [c for c in chunks if (c.cx, c.cz) in meshed]
     region, rx0, rz0 = assemble(close)
     mesh = greedy_mesh(region, y_min=config.y_min, origin=(rx0, rz0))
     written.append(write_voxel_glb(out / "region.glb", mesh))
