@@ -163,7 +163,10 @@ def write_world_set(
         out, command="world", about=about, name=name("out"), names=files_named
     ) as files:
         store_path = files.out / "world.db" if store is None else store
-        world, chunk_store = open_world(config, store_path, threads=threads)
+        try:
+            world, chunk_store = open_world(config, store_path, threads=threads)
+        except (ValueError, OSError) as exc:  # a foreign, damaged or mismatched file
+            raise type(exc)(f"{name('store')}: {exc}") from exc
         try:
             pictures = _draw_world(
                 world, config, files.staging, x, z, radius, mesh_radius, progress
