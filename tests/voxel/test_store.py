@@ -681,3 +681,22 @@ def test_store_refuses_a_foreign_sqlite_file_with_an_empty_meta_table(tmp_path):
     db = sqlite3.connect(foreign)
     assert db.execute("SELECT COUNT(*) FROM meta").fetchone()[0] == 0, "the file was changed"
     db.close()
+
+
+def test_another_worlds_store_shows_both_worlds_settings(tmp_path):
+    # The refusal showed the stored world's settings only, and those left
+    # out the world model's: a store of the islands preset, opened for the
+    # default world of the same seed, named two identical summaries.
+    from worldgen.config import preset, voxel_config
+    from worldgen.voxel import VoxelConfig
+
+    islands = voxel_config({"world": preset("islands")["world"]})
+    default = VoxelConfig()
+    assert "continent_size=4096" in islands.summary
+    assert "continent_size" not in default.summary
+    ChunkStore(tmp_path / "w.db", islands.key, describe=islands.summary).close()
+    with pytest.raises(StoreMismatchError) as info:
+        ChunkStore(tmp_path / "w.db", default.key, describe=default.summary)
+    message = str(info.value)
+    assert f"(made by: {islands.summary})" in message
+    assert f"this one's is {default.key[:12]}... ({default.summary}; its world" in message

@@ -204,7 +204,7 @@ class ChunkStore:
                     "describe": describe,
                 }
                 db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-        self._check_meta(meta)
+        self._check_meta(meta, describe)
         return meta.get("describe", "")
 
     def _read_meta(self) -> dict[str, str]:
@@ -213,7 +213,7 @@ class ChunkStore:
         except sqlite3.OperationalError:  # another table called meta
             return {}
 
-    def _check_meta(self, meta: dict[str, str]) -> None:
+    def _check_meta(self, meta: dict[str, str], describe: str = "") -> None:
         if meta.get("format") != str(FORMAT_VERSION):
             raise StoreMismatchError(
                 f"{self._path} has store format {meta.get('format')!r}; this version of "
@@ -223,13 +223,14 @@ class ChunkStore:
         stored = meta.get("world_key", "")
         if stored != self._key:
             made_by = f" (made by: {meta['describe']})" if meta.get("describe") else ""
+            this_one = f"{describe}; " if describe else ""
             # Abbreviated, unless the abbreviations would look the same.
             shown = (_short(stored), _short(self._key))
             if shown[0] == shown[1]:
                 shown = (stored, self._key)
             raise StoreMismatchError(
                 f"{self._path} holds another world: its key is {shown[0]}{made_by}, "
-                f"this one's is {shown[1]} (its world, seed or settings differ). Use "
+                f"this one's is {shown[1]} ({this_one}its world, seed or settings differ). Use "
                 "another file for this config (`worldgen world --store FILE` or another "
                 "--out), delete the file to start it afresh, or open it with the config "
                 "that made it"
