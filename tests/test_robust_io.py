@@ -396,7 +396,7 @@ def test_store_errors_reach_the_cli_as_one_line(tmp_path):
     )
     assert result.exit_code == 1
     line = one_line(result)
-    assert f"error: {tmp_path} is a directory, not a store file" in line
+    assert f"error: --store: {tmp_path} is a directory, not a store file" in line
 
 
 # ------------------------------------------------------ killed, interrupted

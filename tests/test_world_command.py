@@ -236,3 +236,28 @@ def test_ctrl_c_during_the_start_up_is_one_line(tmp_path, delay):
     assert len(lines) == 1 and lines[0].startswith("interrupted: "), err
     if delay <= 0.1:  # still importing: the line a Ctrl-C before any set says
         assert lines == ["interrupted: nothing was written"], err
+
+
+def test_a_store_that_cannot_be_used_is_named_by_its_option(tmp_path):
+    # A foreign, damaged or mismatched store file was named only by its
+    # path: the error did not say it was the --store (or its default).
+    import sqlite3
+
+    from worldgen.voxel import ChunkStore
+
+    (tmp_path / "notes.txt").write_text("not a store")
+    sqlite3.connect(tmp_path / "other.db").execute("CREATE TABLE t (a)").connection.close()
+    (tmp_path / "folder.db").mkdir()
+    ChunkStore(tmp_path / "another-world.db", "another world").close()
+    for name, why in [
+        ("notes.txt", "is not a worldgen chunk store"),
+        ("other.db", "is an SQLite file but not a worldgen chunk store"),
+        ("folder.db", "is a directory, not a store file"),
+        ("another-world.db", "holds another world"),
+    ]:
+        store = ["--store", str(tmp_path / name)]
+        line = error_line(runner.invoke(app, [*TINY, *store, "--out", str(tmp_path / "out")]))
+        assert line.startswith(f"error: --store: {tmp_path / name} {why}"), line
+    ChunkStore(tmp_path / "out" / "world.db", "another world").close()
+    line = error_line(runner.invoke(app, [*TINY, "--out", str(tmp_path / "out")]))
+    assert line.startswith(f"error: --store: {tmp_path / 'out' / 'world.db'} holds another"), line

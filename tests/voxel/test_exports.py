@@ -408,3 +408,32 @@ def test_the_vox_exports_memory_estimate_bounds_its_peak(tmp_path):
         tracemalloc.stop()
     _, estimate = world_set_memory(config, 0, 0, 128, ["vox"])
     assert peak <= estimate <= 2 * peak, (peak, estimate)
+
+
+@pytest.mark.parametrize("place", ["sea", "tree"])
+def test_the_minecraft_spawn_stands_on_top_of_its_column(tmp_path, monkeypatch, place):
+    # The spawn stood one block over the ground: at the bottom of the sea
+    # when the square held no land, inside the trunk when a tree grew there.
+    import worldgen.voxel._outputs as outputs
+    from worldgen.voxel._chunk import Chunk
+
+    monkeypatch.setattr(
+        outputs, "cell_biomes", lambda config, cx, cz, nx, nz: np.zeros((4, 4), int)
+    )
+    ids = {n: NAMES.index(n) for n in ("stone", "water", "wood", "leaves")}
+    blocks = np.zeros((384, 16, 16), np.uint8)
+    ground = 40 if place == "sea" else 70
+    blocks[: ground + 65] = ids["stone"]
+    if place == "sea":
+        blocks[ground + 65 : 62 + 65] = ids["water"]
+        top = 62
+    else:
+        blocks[ground + 65 : ground + 70, 8, 8] = ids["wood"]
+        blocks[ground + 70, 7:10, 7:10] = ids["leaves"]
+        top = ground + 6  # the leaves
+    chunk = Chunk(0, 0, blocks, np.zeros((16, 16), np.int16))
+    surface = np.full((16, 16), ground, np.int16)
+    water = np.full((16, 16), place == "sea")
+    outputs._write_minecraft(VoxelConfig(), tmp_path, [chunk], surface, water, 8, 8, 8)
+    level = nbt.NBTFile(str(tmp_path / "level.dat"))["Data"]
+    assert (level["SpawnX"].value, level["SpawnY"].value, level["SpawnZ"].value) == (8, top + 1, 8)

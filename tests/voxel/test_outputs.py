@@ -68,3 +68,22 @@ def test_store_contents_do_not_depend_on_threads(tmp_path, threads):
     with ChunkStore(tmp_path / "world.db", config.key) as store:
         for cx, cz in store.keys():
             assert np.array_equal(store.get(cx, cz).blocks, generate_chunk(config, cx, cz).blocks)
+
+
+def test_the_meshed_chunks_are_picked_with_one_chunk_range(tmp_path, monkeypatch):
+    # The mesh's chunks were picked by making the chunk range of the mesh
+    # radius again for every chunk of the set: at --radius 1024 and
+    # --mesh-radius 512, over a minute of a run from a filled store.
+    import worldgen.voxel._outputs as outputs
+
+    calls = []
+
+    def counted(*args):
+        calls.append(args)
+        return chunk_range(*args)
+
+    from worldgen.voxel._chunk import chunk_range
+
+    monkeypatch.setattr(outputs, "chunk_range", counted)
+    write_world_set(VoxelConfig(seed=2), tmp_path, x=40, z=-20, radius=40, mesh_radius=12)
+    assert len(calls) <= 3

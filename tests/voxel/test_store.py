@@ -422,6 +422,27 @@ def test_chunk_generates_once_then_reads_the_store(tmp_path):
     assert generate.calls[0, 0] == 2
 
 
+def test_a_corrupt_stored_chunk_is_made_again_and_replaced(tmp_path):
+    # A damaged row stopped every run (`worldgen world` told its user to
+    # call store.delete); a chunk is a function of the config, so it is
+    # made again and stored in its place.
+    generate = CountingGenerator()
+    coords = chunk_range(8, 8, 20)
+    with ChunkStore(tmp_path / "w.db", KEY) as store:
+        world = World(generate, store, threads=2)
+        world.pregenerate(8, 8, 20)
+        db = store._conn()
+        db.execute("UPDATE chunks SET data = ? WHERE cx = 0 AND cz = 0", (b"garbage",))
+        db.execute("UPDATE chunks SET ysize = ysize + 1 WHERE cx = 1 AND cz = 0")
+        assert world.chunk(0, 0).same(fake_chunk(0, 0))
+        assert store.get(0, 0).same(fake_chunk(0, 0))
+        chunks = list(world.around(8, 8, 20))
+        assert [(c.cx, c.cz) for c in chunks] == coords
+        assert all(c.same(fake_chunk(c.cx, c.cz)) for c in chunks)
+        assert store.get(1, 0).same(fake_chunk(1, 0))
+        assert generate.calls[0, 0] == generate.calls[1, 0] == 2
+
+
 def test_around_yields_every_chunk_once_in_order(tmp_path):
     generate = CountingGenerator(jitter=0.001)
     expected = chunk_range(5, -20, 70)
@@ -660,3 +681,22 @@ def test_store_refuses_a_foreign_sqlite_file_with_an_empty_meta_table(tmp_path):
     db = sqlite3.connect(foreign)
     assert db.execute("SELECT COUNT(*) FROM meta").fetchone()[0] == 0, "the file was changed"
     db.close()
+
+
+def test_another_worlds_store_shows_both_worlds_settings(tmp_path):
+    # The refusal showed the stored world's settings only, and those left
+    # out the world model's: a store of the islands preset, opened for the
+    # default world of the same seed, named two identical summaries.
+    from worldgen.config import preset, voxel_config
+    from worldgen.voxel import VoxelConfig
+
+    islands = voxel_config({"world": preset("islands")["world"]})
+    default = VoxelConfig()
+    assert "continent_size=4096" in islands.summary
+    assert "continent_size" not in default.summary
+    ChunkStore(tmp_path / "w.db", islands.key, describe=islands.summary).close()
+    with pytest.raises(StoreMismatchError) as info:
+        ChunkStore(tmp_path / "w.db", default.key, describe=default.summary)
+    message = str(info.value)
+    assert f"(made by: {islands.summary})" in message
+    assert f"this one's is {default.key[:12]}... ({default.summary}; its world" in message

@@ -141,11 +141,18 @@ class VoxelConfig:
 
     @property
     def summary(self) -> str:
-        """A short human-readable account of what shapes the blocks."""
+        """A short human-readable account of what shapes the blocks: the
+        world model's settings too, where they differ from its defaults."""
+        default = WorldConfig(seed=self.world.seed)
+        world = "".join(
+            f", world {field.name}={getattr(self.world, field.name)!r}"
+            for field in dataclasses.fields(self.world)
+            if getattr(self.world, field.name) != getattr(default, field.name)
+        )
         return (
             f"seed {self.seed}, y {self.y_min}..{self.y_max}, sea level {self.sea_level}, "
             f"{self.terrain} terrain, caves {self.caves}, aquifers {self.aquifers}, "
-            f"rivers {self.rivers}, trees {self.trees}, ores {self.ores}, "
+            f"rivers {self.rivers}, trees {self.trees}, ores {self.ores}{world}, "
             f"generator v{GENERATOR_VERSION}"
         )
 

@@ -18,6 +18,7 @@ from worldgen.io._outset import output_set
 from worldgen.io._region import REGION, region_name, write_nbt_file, write_region
 from worldgen.io._vox import write_vox
 from worldgen.noise._validate import check_instance, check_int
+from worldgen.voxel._blocks import AIR
 from worldgen.voxel._chunk import CHUNK, Chunk, chunk_range
 from worldgen.voxel._config import VoxelConfig
 from worldgen.voxel._exports import square_chunks, surface_and_water, vox_models
@@ -114,7 +115,7 @@ def write_world_set(
       for cell the map's window ``(x - radius, z - radius, 2 radius,
       2 radius)``;
     - ``'mca'``: ``minecraft/``, a Minecraft Java world (1.20.4 and later):
-      ``level.dat`` (spawn on the land nearest ``(x, z)``) and
+      ``level.dat`` (spawn over the land nearest ``(x, z)``, on its top block) and
       ``region/r.X.Z.mca`` holding every chunk of the square whole (see
       :mod:`worldgen.voxel._minecraft`); Minecraft makes its own terrain
       beyond them;
@@ -163,7 +164,10 @@ def write_world_set(
         out, command="world", about=about, name=name("out"), names=files_named
     ) as files:
         store_path = files.out / "world.db" if store is None else store
-        world, chunk_store = open_world(config, store_path, threads=threads)
+        try:
+            world, chunk_store = open_world(config, store_path, threads=threads)
+        except (ValueError, OSError) as exc:  # a foreign, damaged or mismatched file
+            raise type(exc)(f"{name('store')}: {exc}") from exc
         try:
             pictures = _draw_world(
                 world, config, files.staging, x, z, radius, mesh_radius, progress
@@ -338,14 +342,20 @@ def _write_minecraft(config, folder, chunks, surface, water, x, z, radius) -> li
         write_region(folder / "region" / region_name(rx, rz), region, timestamp=SAVED)
         for (rx, rz), region in sorted(regions.items())
     ]
-    # Spawn on the land column nearest the centre (the centre when all is sea).
+    # Spawn on the land column nearest the centre (the centre when all is sea),
+    # over its top block.
     land = (~water) & (surface >= config.sea_level)
     k, i = radius, radius
     if land.any() and not land[k, i]:
         kk, ii = np.nonzero(land)
         nearest = np.argmin((kk - k) ** 2 + (ii - i) ** 2)
         k, i = int(kk[nearest]), int(ii[nearest])
-    spawn = (x - radius + i, int(surface[k, i]) + 1, z - radius + k)
+    sx, sz = x - radius + i, z - radius + k
+    # Over the column's top block: the sea's surface, a tree's crown.
+    column = next(c for c in chunks if (c.cx, c.cz) == (sx // CHUNK, sz // CHUNK))
+    filled = np.flatnonzero(column.blocks[:, sz % CHUNK, sx % CHUNK] != AIR)
+    top = config.y_min + int(filled[-1]) if filled.size else int(surface[k, i])
+    spawn = (sx, top + 1, sz)
     level = level_tag(config.seed, spawn, f"worldgen seed {config.seed}", last_played=SAVED * 1000)
     written.insert(0, write_nbt_file(folder / "level.dat", level))
     return written
@@ -362,7 +372,8 @@ def _draw_world(world, config, out, x, z, radius, mesh_radius, progress) -> list
         ),
         write_rgb_png(out / "section.png", cross_section(blocks, z - z0, y_min=config.y_min)),
     ]
-    close = [c for c in chunks if (c.cx, c.cz) in set(chunk_range(x, z, mesh_radius))]
+    meshed = set(chunk_range(x, z, mesh_radius))
+    close = [c for c in chunks if (c.cx, c.cz) in meshed]
     region, rx0, rz0 = assemble(close)
     mesh = greedy_mesh(region, y_min=config.y_min, origin=(rx0, rz0))
     written.append(write_voxel_glb(out / "region.glb", mesh))

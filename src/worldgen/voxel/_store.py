@@ -204,7 +204,7 @@ class ChunkStore:
                     "describe": describe,
                 }
                 db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-        self._check_meta(meta)
+        self._check_meta(meta, describe)
         return meta.get("describe", "")
 
     def _read_meta(self) -> dict[str, str]:
@@ -213,7 +213,7 @@ class ChunkStore:
         except sqlite3.OperationalError:  # another table called meta
             return {}
 
-    def _check_meta(self, meta: dict[str, str]) -> None:
+    def _check_meta(self, meta: dict[str, str], describe: str = "") -> None:
         if meta.get("format") != str(FORMAT_VERSION):
             raise StoreMismatchError(
                 f"{self._path} has store format {meta.get('format')!r}; this version of "
@@ -223,13 +223,14 @@ class ChunkStore:
         stored = meta.get("world_key", "")
         if stored != self._key:
             made_by = f" (made by: {meta['describe']})" if meta.get("describe") else ""
+            this_one = f"{describe}; " if describe else ""
             # Abbreviated, unless the abbreviations would look the same.
             shown = (_short(stored), _short(self._key))
             if shown[0] == shown[1]:
                 shown = (stored, self._key)
             raise StoreMismatchError(
                 f"{self._path} holds another world: its key is {shown[0]}{made_by}, "
-                f"this one's is {shown[1]} (its world, seed or settings differ). Use "
+                f"this one's is {shown[1]} ({this_one}its world, seed or settings differ). Use "
                 "another file for this config (`worldgen world --store FILE` or another "
                 "--out), delete the file to start it afresh, or open it with the config "
                 "that made it"
@@ -501,16 +502,25 @@ class World:
 
     def chunk(self, cx: int, cz: int) -> Chunk:
         """Chunk ``(cx, cz)``: from the store if it is there, else generated
-        (and stored)."""
+        (and stored; so is a stored chunk whose row does not decode)."""
         cx, cz = _check_coords(cx, cz)
         if self._store is not None:
-            chunk = self._store.get(cx, cz)
+            chunk = self._stored(cx, cz)
             if chunk is not None:
                 return chunk
         chunk, row = self._make(cx, cz)
         if self._store is not None:
             self._store._put_rows([row])
         return chunk
+
+    def _stored(self, cx: int, cz: int) -> Chunk | None:
+        """The stored chunk ``(cx, cz)``; None if it is not stored or its row
+        does not decode (a chunk is a function of the config: it is made
+        again, and stored over the damaged row)."""
+        try:
+            return self._store.get(cx, cz)
+        except CorruptChunkError:
+            return None
 
     def around(self, x: float, z: float, radius: float) -> Iterator[Chunk]:
         """Every chunk within ``radius`` blocks of ``(x, z)``, nearest first.
@@ -550,8 +560,8 @@ class World:
         try:
             for pair in coords:
                 if pair not in todo:
-                    chunk = store.get(*pair)
-                    if chunk is None:  # deleted meanwhile
+                    chunk = self._stored(*pair)
+                    if chunk is None:  # deleted meanwhile, or damaged
                         chunk, row = self._make(*pair)
                         pending.append(row)
                     yield chunk
