@@ -74,7 +74,10 @@ def test_presets_build(name):
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"terain": {}}, r"unknown key 'terain'; valid: bands, biomes, cleanup"),
+        (
+            {"terain": {}},
+            r"unknown key 'terain' at the top of the file \(before any \[table\]\); valid: bands",
+        ),
         ({"terrain": {"sead": 1}}, r"unknown key 'sead' in \[terrain\]; valid: height, lacunarity"),
         (
             {"mask": {"shape": "hexagon"}},
@@ -146,3 +149,76 @@ def test_a_table_written_as_a_value_is_refused_naming_the_file(tmp_path, key):
     assert result.exit_code == 1, result.output
     assert f"bad.toml: [{key}] must be a table, got {key} = 1" in result.output
     assert len(result.output.strip().splitlines()) == 1 and not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "text", "message"),
+    [
+        (
+            "map",
+            '[terrain]\nwidth = "64"\n',
+            r"[terrain] width must be an integer from 1 to 1048576, got '64'",
+        ),
+        (
+            "map",
+            "[world]\nland_fraction = [1]\n",
+            "[world] land_fraction must be a number, got [1]",
+        ),
+        ("map", 'climate_scale = "2"\n', "climate_scale must be a positive number, got '2'"),
+        ("map", "seed = 3\n", "unknown key 'seed' at the top of the file"),
+        ("terrain", "[terrain]\nwidth = 64.0\n", "[terrain] width must be an integer"),
+        ("world", "y_max = 100.0\n", "y_max must be an integer from -4096 to 4096, got 100.0"),
+        ("world", "[world]\nrelief = [1]\n", "[world] relief must be a number, got [1]"),
+        # Was Python's "'int' object is not iterable".
+        ("world", "[palette]\nstone = 5\n", "palette 'stone' colour must be three integers"),
+    ],
+)
+def test_a_bad_value_in_a_file_names_the_file_table_and_key(tmp_path, command, text, message):
+    """A wrong value in a config file was "width must be ..." with neither
+    the file nor its table, and an array where a number goes was reported as
+    a tuple (``land_fraction = [1]`` as ``(1,)``)."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    out = tmp_path / "out"
+    args = [command, "--config", str(path), "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert f"error: config file {path}: {message}" in " ".join(result.output.split())
+    assert not out.exists()
+
+
+def test_an_option_over_a_bad_file_value_is_named_as_the_option(tmp_path):
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "map.toml"
+    path.write_text("[terrain]\nwidth = 64\n")
+    out = tmp_path / "out"
+    args = ["map", "--config", str(path), "--out", str(out), "--width", "0"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert "error: --width must be an integer from 1 to 1048576, got 0" in result.output
+
+
+@pytest.mark.parametrize("text", ["[terrain]\nwidth = 64\n", "climate_scale = 2.0\n", None])
+def test_world_refuses_a_maps_config_saying_so(tmp_path, text):
+    """``worldgen world --config`` of a map's config listed the map's tables
+    as unknown keys at the top of the file."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+    from worldgen.config import example
+
+    path = tmp_path / "map.toml"
+    path.write_text(example("map") if text is None else text)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["world", "--config", str(path), "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert "is a map's config (for worldgen map, terrain and serve)" in result.output
+    assert "worldgen config --example world" in result.output and not out.exists()
+

@@ -246,7 +246,7 @@ def map_command(
                     relief=relief, blend=blend, progress=advance,
                 )  # fmt: skip
     except _USER_ERRORS as exc:
-        raise _fail(exc, options=named) from None
+        raise _fail(exc, options=named, config=config) from None
     if note is not None:
         _err.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     _written(written, out, _described(settings, window))
