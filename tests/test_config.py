@@ -222,3 +222,17 @@ def test_world_refuses_a_maps_config_saying_so(tmp_path, text):
     assert "is a map's config (for worldgen map, terrain and serve)" in result.output
     assert "worldgen config --example world" in result.output and not out.exists()
 
+
+def test_the_map_examples_world_table_uncommented_is_the_default_world():
+    """Uncommented as the example says, its [world] table took in the
+    top-level ``climate_scale`` that followed it: "unknown key
+    'climate_scale' in [world]"."""
+    import re
+    import tomllib
+
+    from worldgen.config import example
+    from worldgen.world import WorldConfig
+
+    text = re.sub(r"^# ?(\[world\]|[a-z_]+ = .*)$", r"\1", example("map"), flags=re.M)
+    assert "\n[world]\n" in text
+    assert map_config(tomllib.loads(text)).world == WorldConfig()
