@@ -236,3 +236,20 @@ def test_the_map_examples_world_table_uncommented_is_the_default_world():
     text = re.sub(r"^# ?(\[world\]|[a-z_]+ = .*)$", r"\1", example("map"), flags=re.M)
     assert "\n[world]\n" in text
     assert map_config(tomllib.loads(text)).world == WorldConfig()
+
+
+def test_a_biomes_table_without_a_table_changes_the_default_classes():
+    """``[biomes.colours]`` with one colour failed with "missing key
+    'elevation', 'moisture', 'table' in [biomes]", though keys left out take
+    their defaults."""
+    import dataclasses
+
+    from worldgen.products._classify import DEFAULT_BIOMES
+
+    biomes = map_config({"biomes": {"colours": {"ocean": [0, 0, 0]}}}).biomes
+    colours = tuple((n, (0, 0, 0) if n == "ocean" else c) for n, c in DEFAULT_BIOMES.colours)
+    assert biomes == dataclasses.replace(DEFAULT_BIOMES, colours=colours)
+    moisture = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0)[: len(DEFAULT_BIOMES.moisture)]
+    assert map_config({"biomes": {"moisture": list(moisture)}}).biomes.moisture == moisture
+    with pytest.raises(ValueError, match=r"missing key 'elevation', 'moisture' in \[biomes\]"):
+        map_config({"biomes": {"table": [[["ocean"]]]}})

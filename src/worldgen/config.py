@@ -11,7 +11,9 @@ world model), ``[terrain]`` (the fields of
 :class:`~worldgen.world.NoiseMap`: the classic noise map; with a world only
 its ``width`` and ``height`` count), ``[mask]``, ``[curve]``,
 ``[cleanup]``, ``[tileset]`` (:class:`~worldgen.products.Tileset`:
-``kind``, ``tile_size``), ``[biomes]``, an array of tables ``[[bands]]``
+``kind``, ``tile_size``), ``[biomes]`` (:class:`~worldgen.products.BiomeTable`;
+without a ``table`` it changes the default classes: ``[biomes.colours]``
+``ocean = [r, g, b]`` recolours one), an array of tables ``[[bands]]``
 and top-level ``climate_scale`` and ``relief``. Anything left out takes its
 documented default. Unknown keys are errors, so a typo never passes
 silently::
@@ -42,7 +44,7 @@ import os
 import tomllib
 from typing import Any
 
-from worldgen.products._classify import Band, BiomeTable
+from worldgen.products._classify import DEFAULT_BIOMES, Band, BiomeTable
 from worldgen.products._maps import Cleanup, MapConfig
 from worldgen.products._tileset import Tileset
 from worldgen.world._config import WorldConfig
@@ -330,6 +332,10 @@ def map_config(data: dict[str, Any]) -> MapConfig:
         colours = b.get("colours", {})
         if not isinstance(colours, dict):
             raise ConfigError("[biomes] colours must be a table of name = [r, g, b]")
+        if "table" not in b:  # the default classes: keys left out (and colours) are theirs
+            default = dataclasses.asdict(DEFAULT_BIOMES)
+            b = {**default, **b}
+            colours = {**dict(DEFAULT_BIOMES.colours), **colours}
         kwargs["biomes"] = _build(
             BiomeTable,
             {**b, "colours": [[name, c] for name, c in colours.items()]},
