@@ -253,3 +253,19 @@ def test_a_biomes_table_without_a_table_changes_the_default_classes():
     assert map_config({"biomes": {"moisture": list(moisture)}}).biomes.moisture == moisture
     with pytest.raises(ValueError, match=r"missing key 'elevation', 'moisture' in \[biomes\]"):
         map_config({"biomes": {"table": [[["ocean"]]]}})
+
+
+def test_a_local_normalisation_from_a_file_refused_for_a_window_names_the_file(tmp_path):
+    """It said "normalize = 'local' (config)", naming neither file nor table."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "map.toml"
+    path.write_text('[terrain]\nnormalize = "local"\n')
+    out = tmp_path / "out"
+    args = ["map", "--config", str(path), "--out", str(out), "--x", "5"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    said = f"error: config file {path}: [terrain] normalize = 'local' stretches each window"
+    assert " ".join(result.output.split()).startswith(said), result.output

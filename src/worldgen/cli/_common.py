@@ -388,7 +388,11 @@ def _map_window(
     if normalize == "local":
         if window == Window(0, 0, w, h):
             return data, w, h, None  # asked for: the whole map, stretched to its range
-        where = "--normalize local" if terrain.get("normalize") else "normalize = 'local' (config)"
+        where = (
+            "--normalize local"
+            if terrain.get("normalize")
+            else f"config file {config}: [terrain] normalize = 'local'"
+        )
         raise ValueError(
             f"{where} stretches each window to its own range, so windows would not join; "
             "with --x/--y use --normalize global (the default for windows) or none"
