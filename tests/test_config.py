@@ -269,3 +269,20 @@ def test_a_local_normalisation_from_a_file_refused_for_a_window_names_the_file(t
     assert result.exit_code == 1, result.output
     said = f"error: config file {path}: [terrain] normalize = 'local' stretches each window"
     assert " ".join(result.output.split()).startswith(said), result.output
+
+
+def test_the_world_example_shows_its_world_table_and_every_block():
+    """The world example had no [world] table, which ``worldgen world
+    --config`` says holds the world model, and one block colour of 17 (the
+    names with a space must be quoted)."""
+    import re
+    import tomllib
+
+    from worldgen.config import example, voxel_config
+    from worldgen.voxel import PALETTE, VoxelConfig
+
+    text = example("world")
+    assert [n for n in tomllib.loads(text)["palette"]] == [n for n, _ in PALETTE]
+    text = re.sub(r"^# ?(\[world\]|[a-z_]+ = .*)$", r"\1", text, flags=re.M)
+    assert "\n[world]\n" in text
+    assert voxel_config(tomllib.loads(text)) == VoxelConfig()
