@@ -95,6 +95,11 @@ def test_presets_build(name):
         # "[bands] must be a table".
         ({"bands": [{"name": "a"}]}, r"missing key 'top', 'colour' in \[\[bands\]\]; each needs"),
         ({"bands": [1]}, r"\[\[bands\]\] must be an array of tables .*got an entry 1"),
+        # A single [bands] table said "[[bands]] must be a non-empty array".
+        (
+            {"bands": {"name": "a", "top": 1.0, "colour": [1, 2, 3]}},
+            r"\[bands\] is one table, .* under a \[\[bands\]\] line, with two brackets",
+        ),
     ],
 )
 def test_bad_configs_name_the_problem(data, message):

@@ -317,6 +317,11 @@ def map_config(data: dict[str, Any]) -> MapConfig:
             kwargs[key] = _build(cls, data[key], key)
     if "bands" in data:
         bands = data["bands"]
+        if isinstance(bands, dict):
+            raise ConfigError(
+                "[bands] is one table, but the bands are an array of tables: write each band "
+                "(name, top, colour) under a [[bands]] line, with two brackets"
+            )
         if not isinstance(bands, list) or not bands:
             raise ConfigError("[[bands]] must be a non-empty array of tables (name, top, colour)")
         for band in bands:
