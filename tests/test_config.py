@@ -291,3 +291,29 @@ def test_the_world_example_shows_its_world_table_and_every_block():
     text = re.sub(r"^# ?(\[world\]|[a-z_]+ = .*)$", r"\1", text, flags=re.M)
     assert "\n[world]\n" in text
     assert voxel_config(tomllib.loads(text)) == VoxelConfig()
+
+
+def test_relief_over_a_files_world_is_the_worlds_relief(tmp_path):
+    """``map --config`` of a file with a [world] table ignored ``--relief``
+    (the same map as without it), which sets a world preset's relief."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    size = "[terrain]\nwidth = 32\nheight = 32\n"
+    option = tmp_path / "option.toml"
+    option.write_text(f"[world]\nseed = 1\n\n{size}")
+    keyed = tmp_path / "keyed.toml"
+    keyed.write_text(f"[world]\nseed = 1\nrelief = 100.0\n\n{size}")
+    runs = {
+        "option": [str(option), "--relief", "100"],
+        "keyed": [str(keyed)],
+        "none": [str(option)],
+    }
+    for name, args in runs.items():
+        result = CliRunner().invoke(app, ["map", "--out", str(tmp_path / name), "--config", *args])
+        assert result.exit_code == 0, result.output
+    for picture in ("height.png", "colour.png"):
+        made = {name: (tmp_path / name / picture).read_bytes() for name in runs}
+        assert made["option"] == made["keyed"]
+    assert made["option"] != made["none"]

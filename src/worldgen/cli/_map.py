@@ -178,7 +178,7 @@ def map_command(
         mask_radius="mask radius",
         power="curve power",
     )
-    from worldgen.config import map_config, merge, preset_is_world
+    from worldgen.config import map_config, merge
     from worldgen.io import write_map_set
     from worldgen.io._mapset import STAGES
 
@@ -191,9 +191,9 @@ def map_command(
     world = {"continent_size": continent_size, "land_fraction": land_fraction}
     try:
         name = _default_preset(preset, config)
-        if name is not None and preset_is_world(name):
-            world["relief"], relief = relief, None
         data, w, h, window = _map_window(config, name, terrain, x, y, world)
+        if "world" in data and relief is not None:  # a world preset's or the file's [world]
+            data, relief = merge(data, {"world": {"relief": relief}}), None
         overrides: dict[str, Any] = {}
         if offset_x is not None or offset_y is not None:
             old = data.get("terrain", {}).get("offset", (0.0, 0.0))
