@@ -226,6 +226,10 @@ def test_world_refuses_a_maps_config_saying_so(tmp_path, text):
     assert result.exit_code == 1, result.output
     assert "is a map's config (for worldgen map, terrain and serve)" in result.output
     assert "worldgen config --example world" in result.output and not out.exists()
+    # A world's config with a map's key in it is a world's, the key unknown.
+    path.write_text("y_max = 256\nrelief = 100.0\n")
+    result = CliRunner().invoke(app, ["world", "--config", str(path), "--out", str(out)])
+    assert "unknown key 'relief' at the top of the file" in result.output, result.output
 
 
 def test_the_map_examples_world_table_uncommented_is_the_default_world():

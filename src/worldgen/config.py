@@ -246,7 +246,8 @@ def load_world_toml(path: str | os.PathLike) -> dict[str, Any]:
     """:func:`load_toml` of a voxel world's config, refusing a map's (whose
     ``terrain`` is a table, not a word) with a message that says so."""
     data = load_toml(path)
-    if isinstance(data.get("terrain"), dict) or _MAP_KEYS & set(data):
+    voxel = isinstance(data.get("terrain"), str) or _VOXEL_KEYS & set(data)
+    if isinstance(data.get("terrain"), dict) or (_MAP_KEYS & set(data) and not voxel):
         raise ValueError(
             f"config file {path} is a map's config (for worldgen map, terrain and serve); "
             "this command takes a voxel world's: `worldgen config --example world` prints one"
