@@ -321,3 +321,22 @@ def test_relief_over_a_files_world_is_the_worlds_relief(tmp_path):
         made = {name: (tmp_path / name / picture).read_bytes() for name in runs}
         assert made["option"] == made["keyed"]
     assert made["option"] != made["none"]
+
+
+def test_a_bad_size_in_a_file_under_a_classic_preset_names_the_file(tmp_path):
+    """A classic preset scaled to a ``width = "64"`` said Python's "'<' not
+    supported between instances of 'int' and 'str'"."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "map.toml"
+    path.write_text('[terrain]\nwidth = "64"\n')
+    out = tmp_path / "out"
+    args = ["map", "--config", str(path), "--preset", "classic-islands", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    said = f"error: config file {path}: [terrain] width must be an integer from 1 to 1048576"
+    assert " ".join(result.output.split()).startswith(said), result.output
+    with pytest.raises(ValueError, match=r"\[terrain\] height must be an integer"):
+        preset("classic", 64, [64])

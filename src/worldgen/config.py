@@ -44,6 +44,7 @@ import os
 import tomllib
 from typing import Any
 
+from worldgen.noise._validate import check_int
 from worldgen.products._classify import DEFAULT_BIOMES, Band, BiomeTable
 from worldgen.products._maps import Cleanup, MapConfig
 from worldgen.products._tileset import Tileset
@@ -173,6 +174,11 @@ def preset(name: str, width: int = 512, height: int = 512) -> dict[str, Any]:
     """
     if name not in PRESETS:
         raise ValueError(f"preset must be one of {', '.join(PRESETS)}, got {name!r}")
+    for key, value in (("width", width), ("height", height)):  # the map's, as NoiseMap checks
+        try:
+            check_int(value, key, 1, 2**20)
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"[terrain] {exc}", str(exc)) from None
     return copy.deepcopy(_presets(width, height)[name])
 
 
