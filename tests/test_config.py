@@ -340,3 +340,22 @@ def test_a_bad_size_in_a_file_under_a_classic_preset_names_the_file(tmp_path):
     assert " ".join(result.output.split()).startswith(said), result.output
     with pytest.raises(ValueError, match=r"\[terrain\] height must be an integer"):
         preset("classic", 64, [64])
+
+
+@pytest.mark.parametrize("offset", ["3", "[1]", "[1, 2, 3]"])
+def test_an_offset_option_over_a_bad_offset_in_a_file_names_the_file(tmp_path, offset):
+    """``--offset-x`` over ``offset = 3`` said "'int' object is not
+    subscriptable", over ``[1]`` was an internal error, and over ``[1, 2,
+    3]`` passed, the third number dropped."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "map.toml"
+    path.write_text(f"[terrain]\noffset = {offset}\n")
+    out = tmp_path / "out"
+    args = ["map", "--config", str(path), "--preset", "classic", "--offset-x", "5"]
+    result = CliRunner().invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    said = f"error: config file {path}: [terrain] offset must be two finite numbers (x, y), got"
+    assert " ".join(result.output.split()).startswith(said), result.output

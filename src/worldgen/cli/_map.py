@@ -178,7 +178,7 @@ def map_command(
         mask_radius="mask radius",
         power="curve power",
     )
-    from worldgen.config import map_config, merge
+    from worldgen.config import ConfigError, map_config, merge
     from worldgen.io import write_map_set
     from worldgen.io._mapset import STAGES
 
@@ -197,6 +197,10 @@ def map_command(
         overrides: dict[str, Any] = {}
         if offset_x is not None or offset_y is not None:
             old = data.get("terrain", {}).get("offset", (0.0, 0.0))
+            if not isinstance(old, (list, tuple)) or len(old) != 2:  # the file's
+                raise ConfigError(
+                    f"[terrain] offset must be two finite numbers (x, y), got {old!r}"
+                )
             overrides["terrain"] = {
                 "offset": (
                     old[0] if offset_x is None else offset_x,
