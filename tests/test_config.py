@@ -359,3 +359,20 @@ def test_an_offset_option_over_a_bad_offset_in_a_file_names_the_file(tmp_path, o
     assert result.exit_code == 1, result.output
     said = f"error: config file {path}: [terrain] offset must be two finite numbers (x, y), got"
     assert " ".join(result.output.split()).startswith(said), result.output
+
+
+def test_a_bad_mask_radius_in_a_file_under_the_mask_option_names_the_file(tmp_path):
+    """With ``--mask radial``, a file's ``radius = "x"`` in [mask] was
+    blamed on the option: "--mask radius must be a positive number"."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "map.toml"
+    path.write_text('[mask]\nradius = "x"\n')
+    out = tmp_path / "out"
+    args = ["map", "--config", str(path), "--mask", "radial", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    said = f"error: config file {path}: [mask] mask radius must be a positive number, got 'x'"
+    assert " ".join(result.output.split()).startswith(said), result.output

@@ -175,6 +175,7 @@ def map_command(
     # locals() holds the options alone).
     named = _given(
         {k: v for k, v in locals().items() if k != "config"},
+        mask="mask shape",
         mask_radius="mask radius",
         power="curve power",
     )
