@@ -128,11 +128,12 @@ def test_bad_parameters_give_one_red_line_and_exit_1(tmp_path):
         assert result.exit_code == 1, result.output
         assert message in result.output
         assert len(result.output.strip().splitlines()) == 1
-    # The same errors from a config file name its key.
+    # The same errors from a config file name the file, its table and key.
     wide = tmp_path / "wide.toml"
     wide.write_text("[terrain]\nwidth = 0\n")
     result = runner.invoke(app, ["map", "--out", str(tmp_path / "x"), "--config", str(wide)])
-    assert result.output.startswith("error: width must be an integer from 1"), result.output
+    said = f"error: config file {wide}: [terrain] width must be an integer from 1"
+    assert " ".join(result.output.split()).startswith(said), result.output
     result = runner.invoke(app, ["terrain", "--out", str(tmp_path / "x"), "--droplets", "-1"])
     assert result.output.startswith("error: --droplets must be an integer from 0"), result.output
     bad = tmp_path / "bad.toml"

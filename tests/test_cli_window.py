@@ -84,13 +84,14 @@ def test_a_window_defaults_to_global_normalisation(tmp_path, small_map):
     ("args", "where"),
     [
         (["--preset", "classic", "--normalize", "local"], "--normalize local"),
-        (["--config", "LOCAL"], "normalize = 'local' (config)"),
+        (["--config", "LOCAL"], "config file LOCAL: [terrain] normalize = 'local'"),
     ],
 )
 def test_local_normalisation_of_a_window_is_an_error(tmp_path, args, where):
     local = tmp_path / "local.toml"
     local.write_text('[terrain]\nnormalize = "local"\nwidth = 64\nheight = 64\n')
     args = [str(local) if a == "LOCAL" else a for a in args]
+    where = where.replace("LOCAL", str(local))
     out = tmp_path / "x"
     result = runner.invoke(app, ["map", "--out", str(out), "--x", "16", *args])
     assert result.exit_code == 1, result.output

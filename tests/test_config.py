@@ -74,7 +74,10 @@ def test_presets_build(name):
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"terain": {}}, r"unknown key 'terain'; valid: bands, biomes, cleanup"),
+        (
+            {"terain": {}},
+            r"unknown key 'terain' at the top of the file \(before any \[table\]\); valid: bands",
+        ),
         ({"terrain": {"sead": 1}}, r"unknown key 'sead' in \[terrain\]; valid: height, lacunarity"),
         (
             {"mask": {"shape": "hexagon"}},
@@ -92,6 +95,11 @@ def test_presets_build(name):
         # "[bands] must be a table".
         ({"bands": [{"name": "a"}]}, r"missing key 'top', 'colour' in \[\[bands\]\]; each needs"),
         ({"bands": [1]}, r"\[\[bands\]\] must be an array of tables .*got an entry 1"),
+        # A single [bands] table said "[[bands]] must be a non-empty array".
+        (
+            {"bands": {"name": "a", "top": 1.0, "colour": [1, 2, 3]}},
+            r"\[bands\] is one table, .* under a \[\[bands\]\] line, with two brackets",
+        ),
     ],
 )
 def test_bad_configs_name_the_problem(data, message):
@@ -146,3 +154,225 @@ def test_a_table_written_as_a_value_is_refused_naming_the_file(tmp_path, key):
     assert result.exit_code == 1, result.output
     assert f"bad.toml: [{key}] must be a table, got {key} = 1" in result.output
     assert len(result.output.strip().splitlines()) == 1 and not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "text", "message"),
+    [
+        (
+            "map",
+            '[terrain]\nwidth = "64"\n',
+            r"[terrain] width must be an integer from 1 to 1048576, got '64'",
+        ),
+        (
+            "map",
+            "[world]\nland_fraction = [1]\n",
+            "[world] land_fraction must be a number, got [1]",
+        ),
+        ("map", 'climate_scale = "2"\n', "climate_scale must be a positive number, got '2'"),
+        ("map", "seed = 3\n", "unknown key 'seed' at the top of the file"),
+        ("terrain", "[terrain]\nwidth = 64.0\n", "[terrain] width must be an integer"),
+        ("world", "y_max = 100.0\n", "y_max must be an integer from -4096 to 4096, got 100.0"),
+        ("world", "[world]\nrelief = [1]\n", "[world] relief must be a number, got [1]"),
+        # Was Python's "'int' object is not iterable".
+        ("world", "[palette]\nstone = 5\n", "palette 'stone' colour must be three integers"),
+    ],
+)
+def test_a_bad_value_in_a_file_names_the_file_table_and_key(tmp_path, command, text, message):
+    """A wrong value in a config file was "width must be ..." with neither
+    the file nor its table, and an array where a number goes was reported as
+    a tuple (``land_fraction = [1]`` as ``(1,)``)."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    out = tmp_path / "out"
+    args = [command, "--config", str(path), "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert f"error: config file {path}: {message}" in " ".join(result.output.split())
+    assert not out.exists()
+
+
+def test_an_option_over_a_bad_file_value_is_named_as_the_option(tmp_path):
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "map.toml"
+    path.write_text("[terrain]\nwidth = 64\n")
+    out = tmp_path / "out"
+    args = ["map", "--config", str(path), "--out", str(out), "--width", "0"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert "error: --width must be an integer from 1 to 1048576, got 0" in result.output
+
+
+@pytest.mark.parametrize("text", ["[terrain]\nwidth = 64\n", "climate_scale = 2.0\n", None])
+def test_world_refuses_a_maps_config_saying_so(tmp_path, text):
+    """``worldgen world --config`` of a map's config listed the map's tables
+    as unknown keys at the top of the file."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+    from worldgen.config import example
+
+    path = tmp_path / "map.toml"
+    path.write_text(example("map") if text is None else text)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["world", "--config", str(path), "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    assert "is a map's config (for worldgen map, terrain and serve)" in result.output
+    assert "worldgen config --example world" in result.output and not out.exists()
+    # A world's config with a map's key in it is a world's, the key unknown.
+    path.write_text("y_max = 256\nrelief = 100.0\n")
+    result = CliRunner().invoke(app, ["world", "--config", str(path), "--out", str(out)])
+    assert "unknown key 'relief' at the top of the file" in result.output, result.output
+
+
+def test_the_map_examples_world_table_uncommented_is_the_default_world():
+    """Uncommented as the example says, its [world] table took in the
+    top-level ``climate_scale`` that followed it: "unknown key
+    'climate_scale' in [world]"."""
+    import re
+    import tomllib
+
+    from worldgen.config import example
+    from worldgen.world import WorldConfig
+
+    text = re.sub(r"^# ?(\[world\]|[a-z_]+ = .*)$", r"\1", example("map"), flags=re.M)
+    assert "\n[world]\n" in text
+    assert map_config(tomllib.loads(text)).world == WorldConfig()
+
+
+def test_a_biomes_table_without_a_table_changes_the_default_classes():
+    """``[biomes.colours]`` with one colour failed with "missing key
+    'elevation', 'moisture', 'table' in [biomes]", though keys left out take
+    their defaults."""
+    import dataclasses
+
+    from worldgen.products._classify import DEFAULT_BIOMES
+
+    biomes = map_config({"biomes": {"colours": {"ocean": [0, 0, 0]}}}).biomes
+    colours = tuple((n, (0, 0, 0) if n == "ocean" else c) for n, c in DEFAULT_BIOMES.colours)
+    assert biomes == dataclasses.replace(DEFAULT_BIOMES, colours=colours)
+    moisture = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0)[: len(DEFAULT_BIOMES.moisture)]
+    assert map_config({"biomes": {"moisture": list(moisture)}}).biomes.moisture == moisture
+    with pytest.raises(ValueError, match=r"missing key 'elevation', 'moisture' in \[biomes\]"):
+        map_config({"biomes": {"table": [[["ocean"]]]}})
+
+
+def test_a_local_normalisation_from_a_file_refused_for_a_window_names_the_file(tmp_path):
+    """It said "normalize = 'local' (config)", naming neither file nor table."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "map.toml"
+    path.write_text('[terrain]\nnormalize = "local"\n')
+    out = tmp_path / "out"
+    args = ["map", "--config", str(path), "--out", str(out), "--x", "5"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    said = f"error: config file {path}: [terrain] normalize = 'local' stretches each window"
+    assert " ".join(result.output.split()).startswith(said), result.output
+
+
+def test_the_world_example_shows_its_world_table_and_every_block():
+    """The world example had no [world] table, which ``worldgen world
+    --config`` says holds the world model, and one block colour of 17 (the
+    names with a space must be quoted)."""
+    import re
+    import tomllib
+
+    from worldgen.config import example, voxel_config
+    from worldgen.voxel import PALETTE, VoxelConfig
+
+    text = example("world")
+    assert [n for n in tomllib.loads(text)["palette"]] == [n for n, _ in PALETTE]
+    text = re.sub(r"^# ?(\[world\]|[a-z_]+ = .*)$", r"\1", text, flags=re.M)
+    assert "\n[world]\n" in text
+    assert voxel_config(tomllib.loads(text)) == VoxelConfig()
+
+
+def test_relief_over_a_files_world_is_the_worlds_relief(tmp_path):
+    """``map --config`` of a file with a [world] table ignored ``--relief``
+    (the same map as without it), which sets a world preset's relief."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    size = "[terrain]\nwidth = 32\nheight = 32\n"
+    option = tmp_path / "option.toml"
+    option.write_text(f"[world]\nseed = 1\n\n{size}")
+    keyed = tmp_path / "keyed.toml"
+    keyed.write_text(f"[world]\nseed = 1\nrelief = 100.0\n\n{size}")
+    runs = {
+        "option": [str(option), "--relief", "100"],
+        "keyed": [str(keyed)],
+        "none": [str(option)],
+    }
+    for name, args in runs.items():
+        result = CliRunner().invoke(app, ["map", "--out", str(tmp_path / name), "--config", *args])
+        assert result.exit_code == 0, result.output
+    for picture in ("height.png", "colour.png"):
+        made = {name: (tmp_path / name / picture).read_bytes() for name in runs}
+        assert made["option"] == made["keyed"]
+    assert made["option"] != made["none"]
+
+
+def test_a_bad_size_in_a_file_under_a_classic_preset_names_the_file(tmp_path):
+    """A classic preset scaled to a ``width = "64"`` said Python's "'<' not
+    supported between instances of 'int' and 'str'"."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "map.toml"
+    path.write_text('[terrain]\nwidth = "64"\n')
+    out = tmp_path / "out"
+    args = ["map", "--config", str(path), "--preset", "classic-islands", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    said = f"error: config file {path}: [terrain] width must be an integer from 1 to 1048576"
+    assert " ".join(result.output.split()).startswith(said), result.output
+    with pytest.raises(ValueError, match=r"\[terrain\] height must be an integer"):
+        preset("classic", 64, [64])
+
+
+@pytest.mark.parametrize("offset", ["3", "[1]", "[1, 2, 3]"])
+def test_an_offset_option_over_a_bad_offset_in_a_file_names_the_file(tmp_path, offset):
+    """``--offset-x`` over ``offset = 3`` said "'int' object is not
+    subscriptable", over ``[1]`` was an internal error, and over ``[1, 2,
+    3]`` passed, the third number dropped."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "map.toml"
+    path.write_text(f"[terrain]\noffset = {offset}\n")
+    out = tmp_path / "out"
+    args = ["map", "--config", str(path), "--preset", "classic", "--offset-x", "5"]
+    result = CliRunner().invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    said = f"error: config file {path}: [terrain] offset must be two finite numbers (x, y), got"
+    assert " ".join(result.output.split()).startswith(said), result.output
+
+
+def test_a_bad_mask_radius_in_a_file_under_the_mask_option_names_the_file(tmp_path):
+    """With ``--mask radial``, a file's ``radius = "x"`` in [mask] was
+    blamed on the option: "--mask radius must be a positive number"."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / "map.toml"
+    path.write_text('[mask]\nradius = "x"\n')
+    out = tmp_path / "out"
+    args = ["map", "--config", str(path), "--mask", "radial", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    said = f"error: config file {path}: [mask] mask radius must be a positive number, got 'x'"
+    assert " ".join(result.output.split()).startswith(said), result.output

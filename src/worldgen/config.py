@@ -11,7 +11,9 @@ world model), ``[terrain]`` (the fields of
 :class:`~worldgen.world.NoiseMap`: the classic noise map; with a world only
 its ``width`` and ``height`` count), ``[mask]``, ``[curve]``,
 ``[cleanup]``, ``[tileset]`` (:class:`~worldgen.products.Tileset`:
-``kind``, ``tile_size``), ``[biomes]``, an array of tables ``[[bands]]``
+``kind``, ``tile_size``), ``[biomes]`` (:class:`~worldgen.products.BiomeTable`;
+without a ``table`` it changes the default classes: ``[biomes.colours]``
+``ocean = [r, g, b]`` recolours one), an array of tables ``[[bands]]``
 and top-level ``climate_scale`` and ``relief``. Anything left out takes its
 documented default. Unknown keys are errors, so a typo never passes
 silently::
@@ -42,7 +44,8 @@ import os
 import tomllib
 from typing import Any
 
-from worldgen.products._classify import Band, BiomeTable
+from worldgen.noise._validate import check_int
+from worldgen.products._classify import DEFAULT_BIOMES, Band, BiomeTable
 from worldgen.products._maps import Cleanup, MapConfig
 from worldgen.products._tileset import Tileset
 from worldgen.world._config import WorldConfig
@@ -58,6 +61,16 @@ _TABLES = {
     "world": WorldConfig,
 }
 _TOP = {"climate_scale", "relief", "bands", "biomes", *_TABLES}
+
+
+class ConfigError(ValueError):
+    """A value of a config that is wrong, said with its table: ``[terrain]
+    width must be ...``. ``said`` is the library's own words (``width must
+    be ...``), by which a command names the option that gave the value."""
+
+    def __init__(self, message: str, said: str | None = None) -> None:
+        super().__init__(message)
+        self.said = said
 
 
 # Height bands for the world presets: a unit height is sea level at 0.4
@@ -161,6 +174,11 @@ def preset(name: str, width: int = 512, height: int = 512) -> dict[str, Any]:
     """
     if name not in PRESETS:
         raise ValueError(f"preset must be one of {', '.join(PRESETS)}, got {name!r}")
+    for key, value in (("width", width), ("height", height)):  # the map's, as NoiseMap checks
+        try:
+            check_int(value, key, 1, 2**20)
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"[terrain] {exc}", str(exc)) from None
     return copy.deepcopy(_presets(width, height)[name])
 
 
@@ -226,6 +244,23 @@ def load_map_toml(path: str | os.PathLike) -> dict[str, Any]:
     return data
 
 
+# Keys of a map's config that a voxel world's config never has.
+_MAP_KEYS = {"bands", "biomes", "mask", "curve", "cleanup", "tileset", "climate_scale", "relief"}
+
+
+def load_world_toml(path: str | os.PathLike) -> dict[str, Any]:
+    """:func:`load_toml` of a voxel world's config, refusing a map's (whose
+    ``terrain`` is a table, not a word) with a message that says so."""
+    data = load_toml(path)
+    voxel = isinstance(data.get("terrain"), str) or _VOXEL_KEYS & set(data)
+    if isinstance(data.get("terrain"), dict) or (_MAP_KEYS & set(data) and not voxel):
+        raise ValueError(
+            f"config file {path} is a map's config (for worldgen map, terrain and serve); "
+            "this command takes a voxel world's: `worldgen config --example world` prints one"
+        )
+    return data
+
+
 def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     """``override`` on top of ``base``; tables merge key by key."""
     out = copy.deepcopy(base)
@@ -244,12 +279,12 @@ def _tupled(value: Any) -> Any:
 
 def _build(cls, data: Any, where: str):
     if not isinstance(data, dict):
-        raise ValueError(f"[{where}] must be a table, got {data!r}")
+        raise ConfigError(f"[{where}] must be a table, got {data!r}")
     fields = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - fields)
     place = f"in [{where}]" if where else "at the top of the file (before any [table])"
     if unknown:
-        raise ValueError(
+        raise ConfigError(
             f"unknown key {', '.join(map(repr, unknown))} {place}; valid: {', '.join(sorted(fields))}"
         )
     missing = [
@@ -260,19 +295,28 @@ def _build(cls, data: Any, where: str):
         and f.default_factory is dataclasses.MISSING
     ]
     if missing:
-        raise ValueError(
+        raise ConfigError(
             f"missing key {', '.join(map(repr, missing))} {place}; each needs "
             f"{', '.join(f.name for f in dataclasses.fields(cls))}"
         )
-    return cls(**{k: _tupled(v) for k, v in data.items()})
+    # Only the fields that hold tuples freeze a TOML array: one where a
+    # number goes is reported as written (``[1]``, not ``(1,)``).
+    tupled = {
+        f.name for f in dataclasses.fields(cls) if "tuple" in str(f.type) or f.type == "Colour"
+    }
+    try:
+        return cls(**{k: _tupled(v) if k in tupled else v for k, v in data.items()})
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"[{where}] {exc}" if where else str(exc), str(exc)) from None
 
 
 def map_config(data: dict[str, Any]) -> MapConfig:
     """A :class:`MapConfig` from a dict shaped like the TOML file."""
     unknown = sorted(set(data) - _TOP)
     if unknown:
-        raise ValueError(
-            f"unknown key {', '.join(map(repr, unknown))}; valid: {', '.join(sorted(_TOP))}"
+        raise ConfigError(
+            f"unknown key {', '.join(map(repr, unknown))} at the top of the file (before any "
+            f"[table]); valid: {', '.join(sorted(_TOP))}"
         )
     kwargs: dict[str, Any] = {}
     for key, cls in _TABLES.items():
@@ -280,21 +324,30 @@ def map_config(data: dict[str, Any]) -> MapConfig:
             kwargs[key] = _build(cls, data[key], key)
     if "bands" in data:
         bands = data["bands"]
+        if isinstance(bands, dict):
+            raise ConfigError(
+                "[bands] is one table, but the bands are an array of tables: write each band "
+                "(name, top, colour) under a [[bands]] line, with two brackets"
+            )
         if not isinstance(bands, list) or not bands:
-            raise ValueError("[[bands]] must be a non-empty array of tables (name, top, colour)")
+            raise ConfigError("[[bands]] must be a non-empty array of tables (name, top, colour)")
         for band in bands:
             if not isinstance(band, dict):
-                raise ValueError(
+                raise ConfigError(
                     f"[[bands]] must be an array of tables (name, top, colour), got an entry {band!r}"
                 )
         kwargs["bands"] = tuple(_build(Band, b, "[bands]") for b in bands)
     if "biomes" in data:
         b = data["biomes"]
         if not isinstance(b, dict):
-            raise ValueError("[biomes] must be a table")
+            raise ConfigError("[biomes] must be a table")
         colours = b.get("colours", {})
         if not isinstance(colours, dict):
-            raise ValueError("[biomes] colours must be a table of name = [r, g, b]")
+            raise ConfigError("[biomes] colours must be a table of name = [r, g, b]")
+        if "table" not in b:  # the default classes: keys left out (and colours) are theirs
+            default = dataclasses.asdict(DEFAULT_BIOMES)
+            b = {**default, **b}
+            colours = {**dict(DEFAULT_BIOMES.colours), **colours}
         kwargs["biomes"] = _build(
             BiomeTable,
             {**b, "colours": [[name, c] for name, c in colours.items()]},
@@ -303,7 +356,10 @@ def map_config(data: dict[str, Any]) -> MapConfig:
     for key in ("climate_scale", "relief"):
         if key in data:
             kwargs[key] = data[key]
-    return MapConfig(**kwargs)
+    try:
+        return MapConfig(**kwargs)
+    except (ValueError, TypeError) as exc:  # climate_scale, relief
+        raise ConfigError(str(exc), str(exc)) from None
 
 
 def voxel_config(data: dict[str, Any]):
@@ -314,11 +370,11 @@ def voxel_config(data: dict[str, Any]):
     data = dict(data)
     colours = data.pop("palette", {})
     if not isinstance(colours, dict):
-        raise ValueError("[palette] must be a table of block name = [r, g, b]")
+        raise ConfigError("[palette] must be a table of block name = [r, g, b]")
     unknown = sorted(set(colours) - {name for name, _ in PALETTE})
     if unknown:
-        raise ValueError(f"unknown block {', '.join(map(repr, unknown))} in [palette]")
-    palette = tuple((name, tuple(colours.get(name, colour))) for name, colour in PALETTE)
+        raise ConfigError(f"unknown block {', '.join(map(repr, unknown))} in [palette]")
+    palette = tuple((name, _tupled(colours.get(name, colour))) for name, colour in PALETTE)
     if "world" in data:  # a [world] table: the world model, seeded by the file's seed
         table = {"seed": data.get("seed", 0), **_table(data["world"], "world")}
         data["world"] = _build(WorldConfig, table, "world")
@@ -327,7 +383,7 @@ def voxel_config(data: dict[str, Any]):
 
 def _table(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ValueError(f"[{where}] must be a table, got {value!r}")
+        raise ConfigError(f"[{where}] must be a table, got {value!r}")
     return value
 
 

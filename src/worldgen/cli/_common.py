@@ -184,6 +184,7 @@ def _fail(
     exc: BaseException,
     store: os.PathLike | None = None,
     options: dict[str, str] | None = None,
+    config: os.PathLike | None = None,
 ) -> typer.Exit:
     """Say what went wrong in one line (Ctrl-C: what the output directory
     holds; ``store``, a chunk store kept whatever happens); the exit to raise.
@@ -191,9 +192,20 @@ def _fail(
     ``options`` (see :func:`_given`): an error that begins with a parameter
     the user gave as an option names the option (``--lake-size must be``,
     not ``lake_size must be``); the same errors from a config file keep the
-    file's key."""
+    file's key and table, after the file's name (``config``)."""
     from worldgen._memory import MemoryLimitError
     from worldgen.cli._interrupt import INTERRUPTED, outcome
+    from worldgen.config import ConfigError
+
+    if isinstance(exc, ConfigError):
+        said = exc.said or ""
+        given = [o for o in options or {} if said.startswith((f"{o} ", f"{o}:"))]
+        if given:  # the option's value: "--width must be", not "[terrain] width must be"
+            exc = ValueError(said)
+        elif config is not None:
+            exc = ValueError(f"config file {config}: {exc}")
+        else:
+            exc = ValueError(str(exc))
 
     if options and type(exc) in (ValueError, TypeError, MemoryLimitError):
         text = str(exc)
@@ -376,7 +388,11 @@ def _map_window(
     if normalize == "local":
         if window == Window(0, 0, w, h):
             return data, w, h, None  # asked for: the whole map, stretched to its range
-        where = "--normalize local" if terrain.get("normalize") else "normalize = 'local' (config)"
+        where = (
+            "--normalize local"
+            if terrain.get("normalize")
+            else f"config file {config}: [terrain] normalize = 'local'"
+        )
         raise ValueError(
             f"{where} stretches each window to its own range, so windows would not join; "
             "with --x/--y use --normalize global (the default for windows) or none"

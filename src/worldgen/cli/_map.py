@@ -175,10 +175,11 @@ def map_command(
     # locals() holds the options alone).
     named = _given(
         {k: v for k, v in locals().items() if k != "config"},
+        mask="mask shape",
         mask_radius="mask radius",
         power="curve power",
     )
-    from worldgen.config import map_config, merge, preset_is_world
+    from worldgen.config import ConfigError, map_config, merge
     from worldgen.io import write_map_set
     from worldgen.io._mapset import STAGES
 
@@ -191,12 +192,16 @@ def map_command(
     world = {"continent_size": continent_size, "land_fraction": land_fraction}
     try:
         name = _default_preset(preset, config)
-        if name is not None and preset_is_world(name):
-            world["relief"], relief = relief, None
         data, w, h, window = _map_window(config, name, terrain, x, y, world)
+        if "world" in data and relief is not None:  # a world preset's or the file's [world]
+            data, relief = merge(data, {"world": {"relief": relief}}), None
         overrides: dict[str, Any] = {}
         if offset_x is not None or offset_y is not None:
             old = data.get("terrain", {}).get("offset", (0.0, 0.0))
+            if not isinstance(old, (list, tuple)) or len(old) != 2:  # the file's
+                raise ConfigError(
+                    f"[terrain] offset must be two finite numbers (x, y), got {old!r}"
+                )
             overrides["terrain"] = {
                 "offset": (
                     old[0] if offset_x is None else offset_x,
@@ -246,7 +251,7 @@ def map_command(
                     relief=relief, blend=blend, progress=advance,
                 )  # fmt: skip
     except _USER_ERRORS as exc:
-        raise _fail(exc, options=named) from None
+        raise _fail(exc, options=named, config=config) from None
     if note is not None:
         _err.print(f"[yellow]note:[/yellow] {escape(note)}", highlight=False)
     _written(written, out, _described(settings, window))

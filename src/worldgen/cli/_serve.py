@@ -74,7 +74,9 @@ def serve_command(
                 f"host/port: cannot listen on {host}:{port} ({exc.strerror or exc})"
             ) from None
     except (ValueError, TypeError, OSError) as exc:
-        raise _fail(exc, options=_given({"seed": seed, "timeout": timeout})) from None
+        raise _fail(
+            exc, options=_given({"seed": seed, "timeout": timeout}), config=config
+        ) from None
     server = make_server(app_)
     # From the moment the URL shows, Ctrl-C stops the server as it does once
     # it runs (uvicorn takes the signals only then: one between was an

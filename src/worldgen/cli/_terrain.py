@@ -137,5 +137,5 @@ def terrain_command(
                 meshes=meshes, progress=advance,
             )  # fmt: skip
     except _USER_ERRORS as exc:
-        raise _fail(exc, options=named) from None
+        raise _fail(exc, options=named, config=config) from None
     _written(written, out, _described(settings, window))

@@ -13,6 +13,7 @@ from worldgen.cli._common import (
     Out,
     PresetOption,
     _fail,
+    _given,
     _option,
     _progress,
     _written,
@@ -96,7 +97,7 @@ def world_command(
     ] = None,
 ) -> None:
     """Generate the voxel world around a point into a chunk store, then draw it: map, section, block mesh."""
-    from worldgen.config import load_toml, merge, voxel_config
+    from worldgen.config import load_world_toml, merge, voxel_config
     from worldgen.noise._seed import check_seed
     from worldgen.voxel import write_world_set
     from worldgen.voxel._outputs import check_world_request
@@ -109,7 +110,7 @@ def world_command(
             x=x or 0, z=z or 0, radius=radius, mesh_radius=mesh_radius, threads=threads,
             names=OPTIONS,
         )  # fmt: skip
-        data = load_toml(config) if config is not None else {}
+        data = load_world_toml(config) if config is not None else {}
         if preset is not None:
             data = merge(_world_preset(preset.value), data)
         given = {"seed": seed, "caves": caves, "trees": trees, "rivers": rivers}
@@ -136,7 +137,8 @@ def world_command(
             )  # fmt: skip
     except _USER_ERRORS as exc:
         kept = out / "world.db" if store is None else store  # what a stop leaves: the store
-        raise _fail(exc, kept if kept.is_file() else None) from None
+        named = _given({"seed": seed, "caves": caves, "trees": trees, "rivers": rivers})
+        raise _fail(exc, kept if kept.is_file() else None, named, config) from None
     _written(written, out, f"seed {settings.seed}, {radius} blocks around {x}, {z}")
 
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from worldgen import __version__
-from worldgen.config import PRESETS, map_config, merge
+from worldgen.config import PRESETS, ConfigError, map_config, merge
 from worldgen.config import preset as preset_overrides
 from worldgen.products._classify import Band
 from worldgen.products._maps import MapConfig
@@ -102,6 +102,18 @@ def with_sea_level(config: MapConfig, sea: float) -> MapConfig:
 
 
 def build_config(file_data: Mapping[str, Any], params: Mapping[str, Any]) -> MapConfig:
+    """:func:`_build_config`; an error about a page parameter names it as
+    the page does (``scale must be``, not ``[terrain] scale must be``)."""
+    try:
+        return _build_config(file_data, params)
+    except ConfigError as exc:
+        said = exc.said or ""
+        if any(said.startswith((f"{name} ", f"{name}:")) for name in params):
+            raise ValueError(said) from None
+        raise
+
+
+def _build_config(file_data: Mapping[str, Any], params: Mapping[str, Any]) -> MapConfig:
     """The map config of typed page ``params`` over a config file's data.
 
     The preset (if any, and not ``'none'``) comes first, then the file, then
