@@ -202,6 +202,18 @@ def test_ctrl_c_wrapped_in_another_error_is_still_ctrl_c(monkeypatch, capsys):
     assert capsys.readouterr().err.strip() == "interrupted: nothing was written"
 
 
+def test_ctrl_c_is_answered_without_importing_more(monkeypatch, capsys):
+    # Ctrl-C during the start-up may cut numpy's import short: answering
+    # it must import nothing that needs numpy (importing the config module
+    # to check for its error type did, and printed a traceback).
+    from worldgen.cli._common import _fail
+
+    for name in ("worldgen.config", "worldgen._memory", "numpy"):
+        monkeypatch.setitem(sys.modules, name, None)  # importing it raises
+    assert _fail(KeyboardInterrupt()).exit_code == 130
+    assert capsys.readouterr().err.strip() == "interrupted: nothing was written"
+
+
 # The child says when the interpreter has started, before its first import
 # of worldgen: Ctrl-C during Python's own start-up (or as it finds the
 # package) is Python's to answer.

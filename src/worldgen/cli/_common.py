@@ -193,11 +193,19 @@ def _fail(
     the user gave as an option names the option (``--lake-size must be``,
     not ``lake_size must be``); the same errors from a config file keep the
     file's key and table, after the file's name (``config``)."""
-    from worldgen._memory import MemoryLimitError
     from worldgen.cli._interrupt import INTERRUPTED, outcome
-    from worldgen.config import ConfigError
 
-    if isinstance(exc, ConfigError):
+    if isinstance(exc, KeyboardInterrupt):
+        # First, importing nothing more: Ctrl-C during the start-up may have
+        # cut numpy's import short, and it cannot be tried again.
+        _say_interrupted(outcome(exc, store))
+        return typer.Exit(INTERRUPTED)
+
+    from worldgen._memory import MemoryLimitError
+
+    # Not imported here: without the module no ConfigError was raised.
+    config_module = sys.modules.get("worldgen.config")
+    if config_module is not None and isinstance(exc, config_module.ConfigError):
         said = exc.said or ""
         given = [o for o in options or {} if said.startswith((f"{o} ", f"{o}:"))]
         if given:  # the option's value: "--width must be", not "[terrain] width must be"
@@ -219,9 +227,6 @@ def _fail(
                 exc = type(exc)(options[said] + text[len(said) :])
                 break
 
-    if isinstance(exc, KeyboardInterrupt):
-        _say_interrupted(outcome(exc, store))
-        return typer.Exit(INTERRUPTED)
     if isinstance(exc, MemoryError) and "--block" not in str(exc):
         why = f" ({exc})" if str(exc) else ""
         exc = MemoryError(
