@@ -446,3 +446,59 @@ def test_bad_thermal_arguments(kwargs, error, match):
     iterations = arguments.pop("iterations")
     with pytest.raises(error, match=match):
         thermal_erode(np.zeros((4, 4)), iterations, **arguments)
+
+
+# ---------------------------------------------------------------- Ctrl-C
+
+
+def brush_cells(radius):
+    return sum(dy * dy + dx * dx < radius * radius
+               for dy in range(-radius, radius + 1) for dx in range(-radius, radius + 1))  # fmt: skip
+
+
+def slice_work(monkeypatch, name, run, params):
+    # The most brush cells one call of the kernel ``name`` can visit
+    # (droplets x lifetime x brush): Ctrl-C is heard only between calls.
+    from worldgen.terrain import _erosion
+
+    works = []
+    cells = brush_cells(params.radius)
+
+    def fake(*args):
+        if name == "_erode_kernel":
+            droplets = int(args[10]) - int(args[9])
+        else:  # _erode_pass_kernel: rows x columns x droplets per cell
+            rows, cols = int(args[16]) - int(args[15]), int(args[18]) - int(args[17])
+            droplets = rows * cols * int(args[14]) * float(args[19])
+        works.append(droplets * params.lifetime * cells)
+        return args[-1] if name == "_erode_kernel" else args[20]
+
+    monkeypatch.setattr(_erosion, name, fake)
+    run()
+    return max(works)
+
+
+@pytest.mark.parametrize("radius", [16, 64, 256])
+def test_wide_brushes_are_cut_into_short_slices(monkeypatch, radius):
+    # A slice of droplets took ~0.1 s with the default brush, but 15 s
+    # with radius=64 and minutes with 256: Ctrl-C went unheard that long.
+    from worldgen.terrain import _erosion
+    from worldgen.terrain._erosion import erode_cells
+
+    heights = smooth_map((256, 256), seed=3)
+    wide = HydraulicErosion(radius=radius)
+
+    def sequential(params):
+        return lambda: erode(heights, 100_000, params=params)
+
+    def windowed(params):
+        return lambda: erode_cells(heights, (0, 0), 2.0, seed=1, params=params)
+
+    runs = [("_erode_kernel", sequential)]
+    if radius == 16:  # windowed slices are whole rows: here one row is short
+        runs.append(("_erode_pass_kernel", windowed))
+    # What a slice of the default brush may do (about a tenth of a second).
+    usual = _erosion._DROPLET_STEPS_PER_SLICE * brush_cells(DEFAULTS.radius)
+    for name, run in runs:
+        assert slice_work(monkeypatch, name, run(DEFAULTS), DEFAULTS) <= usual
+        assert slice_work(monkeypatch, name, run(wide), wide) <= 1.5 * usual

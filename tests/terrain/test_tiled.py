@@ -153,3 +153,19 @@ def test_a_4096_map_in_512_tiles_equals_the_whole_map():
     expected = flow_accumulation(directions)
     assert np.array_equal(accumulation, expected)
     assert expected.max() > 4 * 512 * 512  # drainage across many tiles
+
+
+def test_heights_are_left_untouched_when_tiles_span_whole_rows():
+    # Tiles as wide as the map are C-contiguous slices of it: the fill
+    # must work on a copy, not raise the map's own cells to their spill
+    # levels (nor fail on a read-only map).
+    before = np.random.default_rng(3).random((40, 10))
+    heights = before.copy()
+    heights.flags.writeable = False
+    filled = np.zeros(heights.shape)
+    tiled_fill(heights, filled, tile=16)
+    assert np.array_equal(heights, before)
+    assert np.array_equal(filled, fill_depressions(before))
+    writable = before.copy()
+    tiled_fill(writable, filled, tile=16)
+    assert np.array_equal(writable, before)

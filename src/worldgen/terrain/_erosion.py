@@ -53,7 +53,8 @@ _BORDER = 1e300
 # moves) only between calls, so long runs are cut into slices of about a
 # tenth of a second. Slicing changes no result: droplets run in the same
 # order on the same arrays, and every thermal step reads only the last.
-_DROPLET_STEPS_PER_SLICE = 2**20  # droplets x lifetime
+_DROPLET_STEPS_PER_SLICE = 2**20  # droplets x lifetime, with the default brush
+_DEFAULT_BRUSH_CELLS = 25  # cells of the default brush (radius 3)
 _THERMAL_CELLS_PER_SLICE = 2**22  # iterations x cells
 
 
@@ -565,6 +566,13 @@ def _thermal_kernel(current, following, share, iterations, limits, rate):
     return current
 
 
+def _step_cost(params: HydraulicErosion, brush_cells: int) -> float:
+    """A droplet's work in default droplet steps: a step erodes the cells
+    of its brush, which grows with the radius squared (205,857 cells at
+    256), so wide brushes take proportionally smaller slices."""
+    return params.lifetime * max(1.0, brush_cells / _DEFAULT_BRUSH_CELLS)
+
+
 # ---------------------------------------------------------------- public API
 
 
@@ -696,7 +704,7 @@ def erode(
     floor = min(0.0, float(out.min()))
     eroded = np.zeros_like(out)
     deposited = np.zeros_like(out)
-    step = max(1, _DROPLET_STEPS_PER_SLICE // params.lifetime)
+    step = max(1, int(_DROPLET_STEPS_PER_SLICE / _step_cost(params, brush_dy.size)))
     if progress is not None:
         step = min(step, max(1, -(-total // 100)))
     carried = 0.0
@@ -989,7 +997,7 @@ def erode_cells(
         lo, hi = max(0, first - g), min(rows, last + g)
         field, eroded_here, deposited_here = (np.zeros((hi - lo, cols)) for _ in range(3))
         sediment = 0.0
-        work = (c1 - c0) * density / PASSES * params.lifetime
+        work = (c1 - c0) * density / PASSES * _step_cost(params, brush_dy.size)
         step = max(1, int(_DROPLET_STEPS_PER_SLICE / work))
         for r in range(first, last, step):
             if halt.is_set() or (stop is not None and stop.is_set()):

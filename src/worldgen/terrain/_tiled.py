@@ -211,7 +211,9 @@ def _labelled_flood(heights, labels, offsets, bits):
 
 def _read_heights(source, box) -> np.ndarray:
     y0, y1, x0, x1 = box
-    heights = np.ascontiguousarray(source[y0:y1, x0:x1], dtype=np.float64)
+    # A copy: a tile as wide as a C-ordered map is a view of it, and
+    # _fill_finish writes the spill levels into the tile's perimeter.
+    heights = np.array(source[y0:y1, x0:x1], dtype=np.float64, order="C")
     if not np.isfinite(heights).all():
         y, x = np.argwhere(~np.isfinite(heights))[0]
         raise ValueError(f"heights must be finite; heights[{y0 + y}, {x0 + x}] is not")
