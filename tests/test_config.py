@@ -138,20 +138,28 @@ def test_world_config_from_toml(tmp_path):
         voxel_config({"palette": {"obsidian": [255, 0, 0]}})
 
 
+def _run_with_config(tmp_path, text: str, command: str, *args: str, name: str = "map.toml"):
+    """``worldgen COMMAND --config FILE --out OUT ARGS`` with ``text`` in
+    FILE (``name`` under ``tmp_path``), refused with status 1: its result,
+    FILE and OUT."""
+    from typer.testing import CliRunner
+
+    from worldgen.cli import app
+
+    path = tmp_path / name
+    path.write_text(text)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, [command, "--config", str(path), "--out", str(out), *args])
+    assert result.exit_code == 1, result.output
+    return result, path, out
+
+
 @pytest.mark.parametrize("key", ["terrain", "world", "mask", "tileset", "biomes"])
 def test_a_table_written_as_a_value_is_refused_naming_the_file(tmp_path, key):
     """``terrain = 5`` failed with "'int' object is not a mapping" (merged
     with the options as a table); ``world = 1`` passed, the preset's world
     silently taking its place."""
-    from typer.testing import CliRunner
-
-    from worldgen.cli import app
-
-    path = tmp_path / "bad.toml"
-    path.write_text(f"{key} = 1\n")
-    out = tmp_path / "out"
-    result = CliRunner().invoke(app, ["map", "--config", str(path), "--out", str(out)])
-    assert result.exit_code == 1, result.output
+    result, _, out = _run_with_config(tmp_path, f"{key} = 1\n", "map", name="bad.toml")
     assert f"bad.toml: [{key}] must be a table, got {key} = 1" in result.output
     assert len(result.output.strip().splitlines()) == 1 and not out.exists()
 
@@ -182,31 +190,13 @@ def test_a_bad_value_in_a_file_names_the_file_table_and_key(tmp_path, command, t
     """A wrong value in a config file was "width must be ..." with neither
     the file nor its table, and an array where a number goes was reported as
     a tuple (``land_fraction = [1]`` as ``(1,)``)."""
-    from typer.testing import CliRunner
-
-    from worldgen.cli import app
-
-    path = tmp_path / "bad.toml"
-    path.write_text(text)
-    out = tmp_path / "out"
-    args = [command, "--config", str(path), "--out", str(out)]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 1, result.output
+    result, path, out = _run_with_config(tmp_path, text, command, name="bad.toml")
     assert f"error: config file {path}: {message}" in " ".join(result.output.split())
     assert not out.exists()
 
 
 def test_an_option_over_a_bad_file_value_is_named_as_the_option(tmp_path):
-    from typer.testing import CliRunner
-
-    from worldgen.cli import app
-
-    path = tmp_path / "map.toml"
-    path.write_text("[terrain]\nwidth = 64\n")
-    out = tmp_path / "out"
-    args = ["map", "--config", str(path), "--out", str(out), "--width", "0"]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 1, result.output
+    result, _, _ = _run_with_config(tmp_path, "[terrain]\nwidth = 64\n", "map", "--width", "0")
     assert "error: --width must be an integer from 1 to 1048576, got 0" in result.output
 
 
@@ -266,16 +256,8 @@ def test_a_biomes_table_without_a_table_changes_the_default_classes():
 
 def test_a_local_normalisation_from_a_file_refused_for_a_window_names_the_file(tmp_path):
     """It said "normalize = 'local' (config)", naming neither file nor table."""
-    from typer.testing import CliRunner
-
-    from worldgen.cli import app
-
-    path = tmp_path / "map.toml"
-    path.write_text('[terrain]\nnormalize = "local"\n')
-    out = tmp_path / "out"
-    args = ["map", "--config", str(path), "--out", str(out), "--x", "5"]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 1, result.output
+    text = '[terrain]\nnormalize = "local"\n'
+    result, path, _ = _run_with_config(tmp_path, text, "map", "--x", "5")
     said = f"error: config file {path}: [terrain] normalize = 'local' stretches each window"
     assert " ".join(result.output.split()).startswith(said), result.output
 
@@ -326,16 +308,8 @@ def test_relief_over_a_files_world_is_the_worlds_relief(tmp_path):
 def test_a_bad_size_in_a_file_under_a_classic_preset_names_the_file(tmp_path):
     """A classic preset scaled to a ``width = "64"`` said Python's "'<' not
     supported between instances of 'int' and 'str'"."""
-    from typer.testing import CliRunner
-
-    from worldgen.cli import app
-
-    path = tmp_path / "map.toml"
-    path.write_text('[terrain]\nwidth = "64"\n')
-    out = tmp_path / "out"
-    args = ["map", "--config", str(path), "--preset", "classic-islands", "--out", str(out)]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 1, result.output
+    text = '[terrain]\nwidth = "64"\n'
+    result, path, _ = _run_with_config(tmp_path, text, "map", "--preset", "classic-islands")
     said = f"error: config file {path}: [terrain] width must be an integer from 1 to 1048576"
     assert " ".join(result.output.split()).startswith(said), result.output
     with pytest.raises(ValueError, match=r"\[terrain\] height must be an integer"):
@@ -347,16 +321,10 @@ def test_an_offset_option_over_a_bad_offset_in_a_file_names_the_file(tmp_path, o
     """``--offset-x`` over ``offset = 3`` said "'int' object is not
     subscriptable", over ``[1]`` was an internal error, and over ``[1, 2,
     3]`` passed, the third number dropped."""
-    from typer.testing import CliRunner
-
-    from worldgen.cli import app
-
-    path = tmp_path / "map.toml"
-    path.write_text(f"[terrain]\noffset = {offset}\n")
-    out = tmp_path / "out"
-    args = ["map", "--config", str(path), "--preset", "classic", "--offset-x", "5"]
-    result = CliRunner().invoke(app, [*args, "--out", str(out)])
-    assert result.exit_code == 1, result.output
+    text = f"[terrain]\noffset = {offset}\n"
+    result, path, _ = _run_with_config(
+        tmp_path, text, "map", "--preset", "classic", "--offset-x", "5"
+    )
     said = f"error: config file {path}: [terrain] offset must be two finite numbers (x, y), got"
     assert " ".join(result.output.split()).startswith(said), result.output
 
@@ -364,15 +332,8 @@ def test_an_offset_option_over_a_bad_offset_in_a_file_names_the_file(tmp_path, o
 def test_a_bad_mask_radius_in_a_file_under_the_mask_option_names_the_file(tmp_path):
     """With ``--mask radial``, a file's ``radius = "x"`` in [mask] was
     blamed on the option: "--mask radius must be a positive number"."""
-    from typer.testing import CliRunner
-
-    from worldgen.cli import app
-
-    path = tmp_path / "map.toml"
-    path.write_text('[mask]\nradius = "x"\n')
-    out = tmp_path / "out"
-    args = ["map", "--config", str(path), "--mask", "radial", "--out", str(out)]
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 1, result.output
+    result, path, _ = _run_with_config(
+        tmp_path, '[mask]\nradius = "x"\n', "map", "--mask", "radial"
+    )
     said = f"error: config file {path}: [mask] mask radius must be a positive number, got 'x'"
     assert " ".join(result.output.split()).startswith(said), result.output
