@@ -51,8 +51,7 @@ def connect(spec: str | None = None) -> Iterator:
         from distributed import Client
     except ImportError as exc:
         raise _missing(exc) from None
-    for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker"):
-        logging.getLogger(name).setLevel(logging.ERROR)
+    quiet_logs()
     if spec == "local":
         workers = os.cpu_count() or 1
         with local_cluster(workers, _memory_per_worker(workers)) as cluster:
@@ -68,6 +67,39 @@ def connect(spec: str | None = None) -> Iterator:
         ) from None
     with client:
         yield client
+
+
+def quiet_logs() -> None:
+    """Keep distributed's own notices out of the command's output, and pass
+    over the one traceback its ``sync()`` logs for a Ctrl-C that lands before
+    its call has started (:class:`_CancelBeforeStart`)."""
+    for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    tornado = logging.getLogger("tornado.application")
+    if not any(isinstance(f, _CancelBeforeStart) for f in tornado.filters):
+        tornado.addFilter(_CancelBeforeStart())
+
+
+class _CancelBeforeStart(logging.Filter):
+    """Drops the record of distributed's ``sync()`` cancelling a call that has
+    not started.
+
+    On a Ctrl-C, ``sync()`` asks its event loop to cancel the call's future;
+    when the Ctrl-C lands before the loop has made that future, the cancel
+    fails with a ``NameError`` (distributed 2024-2026), which the loop logs as
+    a traceback. The Ctrl-C goes on as usual, so the record says nothing the
+    user needs; any other error of the loop is kept."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if not isinstance(exc, NameError) or exc.__traceback__ is None:
+            return True
+        tb = exc.__traceback__
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        code = tb.tb_frame.f_code
+        where = os.path.join("distributed", "utils.py")
+        return not (code.co_name == "cancel" and code.co_filename.endswith(where))
 
 
 # Dask settings of a local cluster. Its statistical profiler samples every
