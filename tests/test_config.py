@@ -337,3 +337,18 @@ def test_a_bad_mask_radius_in_a_file_under_the_mask_option_names_the_file(tmp_pa
     )
     said = f"error: config file {path}: [mask] mask radius must be a positive number, got 'x'"
     assert " ".join(result.output.split()).startswith(said), result.output
+
+
+@pytest.mark.parametrize("command", ["map", "terrain"])
+@pytest.mark.parametrize("name", ["classic", "classic-islands"])
+def test_a_classic_preset_over_a_file_of_a_world_is_refused(tmp_path, command, name):
+    """``--preset classic`` asks for the classic noise map, but a file's
+    ``[world]`` made the map a view of the world model all the same, with
+    the classic bands (noise units, not metres) over the world's heights."""
+    text = "[world]\nseed = 3\n"
+    result, _, out = _run_with_config(tmp_path, text, command, "--preset", name)
+    assert (
+        f"--preset {name} is a classic noise map, but config file {tmp_path / 'map.toml'} "
+        "has a [world] table"
+    ) in " ".join(result.output.split())
+    assert len(result.output.strip().splitlines()) <= 2 and not out.exists()

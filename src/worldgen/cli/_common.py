@@ -304,11 +304,16 @@ def _map_data(
     """The map config dict: the preset, then the file, then ``terrain``
     options (those given), then ``world`` options (for a world: its seed is
     the ``seed`` option); and the map's width and height."""
-    from worldgen.config import load_map_toml, merge
+    from worldgen.config import load_map_toml, merge, preset_is_world
     from worldgen.config import preset as preset_overrides
 
     given = {k: v for k, v in terrain.items() if v is not None}
     file_data = load_map_toml(config) if config is not None else {}
+    if preset and "world" in file_data and not preset_is_world(preset):
+        raise ValueError(
+            f"--preset {preset} is a classic noise map, but config file {config} has a "
+            "[world] table; leave out --preset for the file's world, or remove the table"
+        )
     size = {**file_data.get("terrain", {}), **given}
     w, h = size.get("width", 512), size.get("height", 512)
     data = preset_overrides(preset, w, h) if preset else {}
