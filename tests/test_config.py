@@ -352,3 +352,18 @@ def test_a_classic_preset_over_a_file_of_a_world_is_refused(tmp_path, command, n
         "has a [world] table"
     ) in " ".join(result.output.split())
     assert len(result.output.strip().splitlines()) <= 2 and not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "text", "said"),
+    [
+        ("map", '[curve]\nsmooth = "yes"\n', "[curve] smooth must be true or false, got 'yes'"),
+        ("map", "[cleanup]\nthin_water = 1\n", "[cleanup] thin_water must be true or false, got 1"),
+        ("world", 'caves = "no"\n', "caves must be true or false, got 'no'"),
+    ],
+)
+def test_a_file_is_told_of_true_and_false_as_toml_writes_them(tmp_path, command, text, said):
+    """TOML writes ``true`` and ``false``; the errors said Python's ``True
+    or False`` (and ``[curve] curve smooth``)."""
+    result, _, _ = _run_with_config(tmp_path, text, command)
+    assert said in result.output, result.output

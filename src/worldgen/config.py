@@ -307,7 +307,13 @@ def _build(cls, data: Any, where: str):
     try:
         return cls(**{k: _tupled(v) if k in tupled else v for k, v in data.items()})
     except (ValueError, TypeError) as exc:
-        raise ConfigError(f"[{where}] {exc}" if where else str(exc), str(exc)) from None
+        said = _as_toml(str(exc))
+        raise ConfigError(f"[{where}] {said}" if where else said, str(exc)) from None
+
+
+def _as_toml(text: str) -> str:
+    """The library's words on a value, with booleans spelt as TOML writes them."""
+    return text.replace("must be True or False", "must be true or false")
 
 
 def map_config(data: dict[str, Any]) -> MapConfig:

@@ -93,7 +93,7 @@ def test_only_water_bands_with_lake_clean_up():
         (lambda: MapConfig(biomes={}), TypeError, r"biomes must be a BiomeTable"),
         (lambda: MapConfig(cleanup=True), TypeError, r"cleanup must be a Cleanup"),
         (lambda: Cleanup(thin_water="no"), TypeError, r"thin_water must be True or False"),
-        (lambda: HeightCurve(smooth=1), TypeError, r"curve smooth must be True or False"),
+        (lambda: HeightCurve(smooth=1), TypeError, r"smooth must be True or False"),
         (lambda: NoiseMap(offset=("1", 2)), ValueError, r"offset must be two finite numbers"),
         (lambda: VoxelConfig(sea_level="62"), TypeError, r"sea_level must be an integer"),
         (lambda: VoxelConfig(palette="grey"), TypeError, r"palette must be a sequence"),

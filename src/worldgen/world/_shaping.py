@@ -166,7 +166,7 @@ class HeightCurve:
             )
         object.__setattr__(self, "points", tuple((float(x), float(y)) for x, y in pts))
         check_positive(self.power, "curve power")
-        check_bool(self.smooth, "curve smooth")
+        check_bool(self.smooth, "smooth")
 
     def __call__(self, heights: np.ndarray) -> np.ndarray:
         h = finite_values(heights, "heights")
