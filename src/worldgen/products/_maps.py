@@ -281,7 +281,7 @@ class MapConfig:
         and its water kinds (0 dry, 1 river, 2 lake, 3 sea); at steps above
         ``continent_size / 64`` (:func:`~worldgen.world._rivers.drawn`) the model's metres and
         None (no rivers drawn)."""
-        from worldgen.world._elevation import elevation
+        from worldgen.world._fields import elevation
         from worldgen.world._rivers import drawn, water
 
         ground = elevation(self.world, window)

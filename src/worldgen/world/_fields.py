@@ -310,17 +310,24 @@ def water_kinds(config: WorldConfig, window: Window) -> tuple[np.ndarray, np.nda
     _check_fits(window, 5)
     kind = np.empty(window.shape, np.uint8)
     discharge = np.empty(window.shape, np.float32)
+    for rows, strip in _strips(window):
+        # The model's elevation, as the relief has it (only the uplift is
+        # left out where no land needs it).
+        drawn = _rivers.water(config, strip, _elevation.elevation(config, strip))
+        kind[rows] = drawn.kind
+        discharge[rows] = drawn.discharge
+        del drawn
+    return kind, discharge
+
+
+def _strips(window: Window):
+    """(rows, strip): the strips of rows :func:`world_fields` makes a big
+    window in, each a window of its own, with its rows' slice."""
     rows = max(STRIP_ROWS, STRIP_SAMPLES // window.width)
     for top in range(0, window.height, rows):
         height = min(rows, window.height - top)
         strip = dataclasses.replace(window, y=window.y + top * window.step, height=height)
-        # The model's elevation, as the relief has it (only the uplift is
-        # left out where no land needs it).
-        drawn = _rivers.water(config, strip, _elevation.elevation(config, strip))
-        kind[top : top + height] = drawn.kind
-        discharge[top : top + height] = drawn.discharge
-        del drawn
-    return kind, discharge
+        yield slice(top, top + height), strip
 
 
 def elevation(config: WorldConfig, window: Window) -> np.ndarray:
@@ -328,4 +335,11 @@ def elevation(config: WorldConfig, window: Window) -> np.ndarray:
     check_instance(config, "config", WorldConfig)
     check_instance(window, "window", Window)
     _check_fits(window, 8)
-    return _elevation.elevation(config, window)
+    if window.height < 2 * max(STRIP_ROWS, STRIP_SAMPLES // window.width):
+        return _elevation.elevation(config, window)
+    # A big window in strips (the same bytes), with the temporaries of a
+    # strip only: a dozen float64 arrays of the whole window otherwise.
+    out = np.empty(window.shape)
+    for rows, strip in _strips(window):
+        out[rows] = _elevation.elevation(config, strip)
+    return out
