@@ -25,7 +25,9 @@ def finite_values(values: object, name: str) -> np.ndarray:
             f"{name} must hold real numbers, got dtype {array.dtype}; use .astype(numpy.float64)"
         )
     array = array.astype(np.float64, copy=False)
-    if array.size and not np.isfinite(array).all():
+    # The least and the greatest value are finite only if every value is
+    # (NaN carries through both), without a mask of the array's size.
+    if array.size and not (np.isfinite(array.min()) and np.isfinite(array.max())):
         raise ValueError(f"{name} must be finite; found NaN or infinity")
     return array
 

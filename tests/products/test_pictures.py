@@ -237,3 +237,23 @@ def test_wet_cells_take_the_top_water_colour_in_one_pass(blend, monkeypatch):
     assert np.array_equal(shaded_colour(config, padded, relief=40.0, blend=blend, wet=wet), made)
     with pytest.raises(ValueError, match=r"wet must have the window's shape \(39, 35\)"):
         shaded_colour(config, padded, wet=wet[1:])
+
+
+@pytest.mark.parametrize("world", [False, True])
+def test_the_one_pass_pictures_are_the_bytes_of_the_bands(monkeypatch, world):
+    # Stepped colours, the biomes and the normal map come from one compiled
+    # pass; made band by band (the blended colours' way) they are the same.
+    from worldgen.config import map_config, preset
+    from worldgen.products import _pictures
+
+    if world:  # rivers and lakes: wet cells take the top water band's colour
+        config = map_config(preset("continents", 300, 200))
+        window = config.window
+    else:
+        config, window = ISLAND, Window(300, 200, 300, 200)
+    layers = make_layers(config, window)
+    fast = map_pictures(config, window, layers=layers)
+    monkeypatch.setattr(_pictures, "_gentle", lambda heights, relief: False)
+    banded = map_pictures(config, window, layers=layers)
+    _assert_same(fast, banded, np.s_[:, :])
+    assert len(np.unique(fast.colour.reshape(-1, 3), axis=0)) > 20  # land and sea shaded

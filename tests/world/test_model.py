@@ -439,6 +439,21 @@ def test_a_big_window_made_in_strips_is_the_same_window(monkeypatch, step):
     assert strips_given.continentalness is None
 
 
+def test_water_kinds_are_those_of_the_fields(monkeypatch):
+    # The rivers' kinds and discharge alone, in strips, as world_fields
+    # makes them with every other field.
+    x0, y0 = spawn(WORLD)
+    window = Window(x0 - 150, y0 - 230, 300, 530)
+    fields = world_fields(WORLD, window, climate=False, rivers=True)
+    monkeypatch.setattr(_fields, "STRIP_SAMPLES", 1 << 15)
+    monkeypatch.setattr(_fields, "STRIP_ROWS", 100)
+    kind, discharge = _fields.water_kinds(WORLD, window)
+    assert kind.dtype == fields.water_kind.dtype and discharge.dtype == fields.discharge.dtype
+    np.testing.assert_array_equal(kind, fields.water_kind)
+    np.testing.assert_array_equal(discharge, fields.discharge)
+    assert (kind == 1).any() and (discharge > 0).any()  # rivers there to compare
+
+
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread here")
 @pytest.mark.parametrize("step", [4, 256])
 def test_one_and_two_threads_give_the_same_bytes(step):

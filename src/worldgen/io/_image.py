@@ -91,7 +91,7 @@ def check_unit(values: object, name: str = "values") -> np.ndarray:
     values = finite_values(values, name)
     if values.ndim != 2 or 0 in values.shape:
         raise ValueError(f"{name} must be a non-empty 2-D array (H, W), got shape {values.shape}")
-    if not (np.isfinite(values).all() and values.min() >= 0.0 and values.max() <= 1.0):
+    if not (values.min() >= 0.0 and values.max() <= 1.0):  # finite: checked above
         raise ValueError(f"{name} must be finite and within [0, 1]; normalise them first")
     return values
 
@@ -123,7 +123,8 @@ def write_grey_png(path: str | os.PathLike, values: np.ndarray, *, bits: int = 8
     if isinstance(bits, bool) or not isinstance(bits, int | np.integer) or bits not in (8, 16):
         raise ValueError(f"bits must be 8 or 16, got {bits!r}")
     top = 255 if bits == 8 else 65535
-    pixels = np.rint(values * top).astype(np.uint8 if bits == 8 else np.uint16)
+    scaled = values * top
+    pixels = np.rint(scaled, out=scaled).astype(np.uint8 if bits == 8 else np.uint16)
     return write_png(path, pixels)
 
 

@@ -397,6 +397,10 @@ def _erosion_picture(result) -> np.ndarray:
     ``EROSION_SHOWN`` (a constant, so that a window's picture is the crop of
     a bigger one's)."""
     rgb = np.zeros((*result.eroded.shape, 3), dtype=np.uint8)
-    rgb[..., 0] = np.rint(np.clip(result.eroded / EROSION_SHOWN, 0.0, 1.0) * 255)
-    rgb[..., 2] = np.rint(np.clip(result.deposited / EROSION_SHOWN, 0.0, 1.0) * 255)
+    for channel, amount in ((0, result.eroded), (2, result.deposited)):
+        # rint(clip(amount / EROSION_SHOWN, 0, 1) * 255), in one temporary
+        shown = amount / EROSION_SHOWN
+        np.clip(shown, 0.0, 1.0, out=shown)
+        shown *= 255
+        rgb[..., channel] = np.rint(shown, out=shown)
     return rgb

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 from PIL import Image
 
+from worldgen._jit import kernel
 from worldgen.io._atomic import atomic_output
 from worldgen.io._image import png_bytes
 from worldgen.io._obj import write_obj
@@ -175,6 +176,110 @@ class _Column:
             self.high[k] = max(self.high[k], values[:, k].max())
 
 
+def _fill_columns(
+    surface: Surface, positions: _Column, normals: _Column, uvs: _Column | None
+) -> None:
+    """Fill the GLB's columns from ``surface`` in one compiled pass: the
+    float32 values of :meth:`Surface.vertices` (normals normalised again by
+    :func:`_unit`, v flipped), with their min and max, and no float64
+    copies of the mesh on the way."""
+    texture = uvs is not None
+    uv_values = uvs.values if texture else np.empty((0, 2), np.float32)
+    uv_range = np.empty((2, 2), np.float32)
+    ranges = np.empty((2, 2, 3), np.float32)
+    _surface_columns(
+        surface.y, surface.gx, surface.gz, surface.rows, surface.cols, float(surface.cell),
+        positions.values, normals.values, uv_values, texture, ranges, uv_range,
+    )  # fmt: skip
+    filled = len(surface.rows) * len(surface.cols)
+    for column, low_high in ((positions, ranges[0]), (normals, ranges[1])):
+        column.filled = filled
+        if filled:
+            column.low, column.high = low_high[0], low_high[1]
+    if texture:
+        uvs.filled = filled
+        if filled:
+            uvs.low, uvs.high = uv_range[0], uv_range[1]
+
+
+@kernel
+def _surface_columns(
+    y, gx, gz, rows, cols, cell, positions, normals, uvs, texture, ranges, uv_range
+):
+    # The arithmetic of Surface.vertices, then _unit, in the same order
+    # (float64 until the rounding to float32): each value is the very one
+    # numpy made band by band. ranges[0]: positions' min and max per
+    # component, ranges[1]: the normals'; uv_range: the UVs'.
+    nx = cols.size
+    last_row, last_col = y.shape[0] - 1, y.shape[1] - 1
+    for k in range(3):
+        ranges[0, 0, k] = ranges[1, 0, k] = np.inf
+        ranges[0, 1, k] = ranges[1, 1, k] = -np.inf
+    for k in range(2):
+        uv_range[0, k] = np.inf
+        uv_range[1, k] = -np.inf
+    for i in range(rows.size):
+        r = rows[i]
+        z = np.float32(r * cell)
+        v = np.float32(1.0 - (1.0 - r / last_row))
+        for j in range(nx):
+            c = cols[j]
+            n = i * nx + j
+            p0, p1 = np.float32(c * cell), np.float32(y[r, c])
+            positions[n, 0], positions[n, 1], positions[n, 2] = p0, p1, z
+            a, b, d = 0.0 - gx[r, c], 1.0, 0.0 - gz[r, c]
+            length = np.sqrt(a * a + b * b + d * d)
+            a, b, d = a / length, b / length, d / length
+            scale = np.sqrt(a * a + b * b + d * d)
+            if scale > 1e-12:
+                scale = 1.0 / scale
+            q0, q1, q2 = np.float32(a * scale), np.float32(b * scale), np.float32(d * scale)
+            normals[n, 0], normals[n, 1], normals[n, 2] = q0, q1, q2
+            for k, value in ((0, p0), (1, p1), (2, z)):
+                if value < ranges[0, 0, k]:
+                    ranges[0, 0, k] = value
+                if value > ranges[0, 1, k]:
+                    ranges[0, 1, k] = value
+            for k, value in ((0, q0), (1, q1), (2, q2)):
+                if value < ranges[1, 0, k]:
+                    ranges[1, 0, k] = value
+                if value > ranges[1, 1, k]:
+                    ranges[1, 1, k] = value
+            if texture:
+                u = np.float32(c / last_col)
+                uvs[n, 0], uvs[n, 1] = u, v
+                for k, value in ((0, u), (1, v)):
+                    if value < uv_range[0, k]:
+                        uv_range[0, k] = value
+                    if value > uv_range[1, k]:
+                        uv_range[1, k] = value
+
+
+def _write_surface_faces(out, surface: Surface) -> None:
+    """The faces of :meth:`Surface.faces` as uint32, band by band, made
+    into one buffer that every band reuses."""
+    nx, last = len(surface.cols), len(surface.rows) - 1
+    buffer = np.empty(6 * BAND_ROWS * (nx - 1), np.uint32)
+    for r0 in range(0, last, BAND_ROWS):
+        r1 = min(r0 + BAND_ROWS, last)
+        band = buffer[: 6 * (r1 - r0) * (nx - 1)]
+        _surface_faces(r0, r1, nx, band)
+        out.write(band)
+
+
+@kernel
+def _surface_faces(r0, r1, nx, out):
+    # Two faces a cell, (a, c, b) and (b, c, d), cell after cell.
+    n = 0
+    for row in range(r0, r1):
+        for col in range(nx - 1):
+            a = row * nx + col
+            b, c = a + 1, a + nx
+            out[n], out[n + 1], out[n + 2] = a, c, b
+            out[n + 3], out[n + 4], out[n + 5] = b, c, c + 1
+            n += 6
+
+
 def _pad4(data: bytes) -> bytes:
     return data + bytes(-len(data) % 4)
 
@@ -187,13 +292,16 @@ def _write_glb(path: pathlib.Path, mesh: Mesh | Surface, texture: np.ndarray | N
         faces = 6 * (mesh.shape[0] - 1) * (mesh.shape[1] - 1)
     positions, normals = _Column(count, 3), _Column(count, 3)
     uvs = _Column(count, 2) if texture is not None else None
-    for vertices, band_normals, band_uvs in _bands(mesh):
-        positions.add(vertices)
-        normals.add(_unit(band_normals))
-        if uvs is not None:
-            flipped = band_uvs[:, :2].copy()
-            flipped[:, 1] = 1.0 - flipped[:, 1]
-            uvs.add(flipped)
+    if isinstance(mesh, Surface):
+        _fill_columns(mesh, positions, normals, uvs)
+    else:
+        for vertices, band_normals, band_uvs in _bands(mesh):
+            positions.add(vertices)
+            normals.add(_unit(band_normals))
+            if uvs is not None:
+                flipped = band_uvs[:, :2].copy()
+                flipped[:, 1] = 1.0 - flipped[:, 1]
+                uvs.add(flipped)
     low, high = None, None
     if isinstance(mesh, Surface) and count < 2**32:
         low, high = 0, count - 1  # a surface's faces use every vertex
@@ -259,8 +367,11 @@ def _write_glb(path: pathlib.Path, mesh: Mesh | Surface, texture: np.ndarray | N
         out.write(np.array([sum(lengths), _BIN_CHUNK], "<u4").tobytes())
         # Arrays are written from their own memory (C order, native
         # little-endian float32), not copied into bytes first.
-        for band in _face_bands(mesh):
-            out.write(np.ascontiguousarray(band, dtype="<u4"))
+        if isinstance(mesh, Surface):
+            _write_surface_faces(out, mesh)
+        else:
+            for band in _face_bands(mesh):
+                out.write(np.ascontiguousarray(band, dtype="<u4"))
         out.write(positions.values)
         if uvs is not None:
             out.write(image)

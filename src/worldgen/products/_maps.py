@@ -67,6 +67,18 @@ def _unit_from_metres(e, sea, relief, depth, out):
         out[k] = min(max(v, 0.0), 1.0)
 
 
+@kernel
+def _metres_from_unit(u, sea, relief, depth, out):
+    # np.where(u >= sea, (u - sea) / (1.0 - sea) * relief, (u / sea - 1.0)
+    # * depth), each value by the same arithmetic, without the temporaries.
+    land = 1.0 - sea
+    for k in range(u.size):
+        if u[k] >= sea:
+            out[k] = (u[k] - sea) / land * relief
+        else:
+            out[k] = (u[k] / sea - 1.0) * depth
+
+
 @dataclasses.dataclass(frozen=True)
 class MapConfig:
     """Everything that makes a map, with a documented default for each part.
@@ -202,11 +214,13 @@ class MapConfig:
         u = np.asarray(heights, dtype=np.float64)
         if self.world is None:
             return (u - sea) * self.relief
-        return np.where(
-            u >= sea,
-            (u - sea) / (1.0 - sea) * self.world.relief,
-            (u / sea - 1.0) * self.world.ocean_depth,
-        )
+        u = np.ascontiguousarray(u)
+        out = np.empty(u.shape)
+        _metres_from_unit(
+            u.reshape(-1), sea, float(self.world.relief), float(self.world.ocean_depth),
+            out.reshape(-1),
+        )  # fmt: skip
+        return out
 
     @property
     def tile_halo(self) -> int:
@@ -281,7 +295,7 @@ class MapConfig:
         and its water kinds (0 dry, 1 river, 2 lake, 3 sea); at steps above
         ``continent_size / 64`` (:func:`~worldgen.world._rivers.drawn`) the model's metres and
         None (no rivers drawn)."""
-        from worldgen.world._elevation import elevation
+        from worldgen.world._fields import elevation
         from worldgen.world._rivers import drawn, water
 
         ground = elevation(self.world, window)

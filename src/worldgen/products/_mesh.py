@@ -198,7 +198,7 @@ def heightfield_surface(
 
     with np.errstate(over="ignore"):
         y = (curve(h) if curve is not None else h) * multiplier
-    if not (np.abs(y) <= 1e300).all():  # also keeps the slopes finite
+    if not _within(y, 1e300):  # also keeps the slopes finite
         raise ValueError(
             f"heights * multiplier overflows (multiplier={multiplier!r}): vertex heights "
             "must stay within +-1e300; lower the multiplier"
@@ -213,7 +213,7 @@ def heightfield_surface(
         else:
             gz, gx = np.gradient(y, cell)
     # Slopes beyond 1e150 would overflow the normals' squares.
-    if not ((np.abs(gx) <= 1e150).all() and (np.abs(gz) <= 1e150).all()):
+    if not (_within(gx, 1e150) and _within(gz, 1e150)):
         raise ValueError(
             f"heights * multiplier / cell_size give slopes beyond 1e150 (multiplier="
             f"{multiplier!r}, cell_size={cell!r}); lower the multiplier or raise cell_size"
@@ -221,3 +221,9 @@ def heightfield_surface(
     rows = _lod_indices(y.shape[0], stride)
     cols = _lod_indices(y.shape[1], stride)
     return Surface(y, gx, gz, rows, cols, cell)
+
+
+def _within(values: np.ndarray, bound: float) -> bool:
+    """Whether every value lies within +-``bound`` (False for NaN), by the
+    least and greatest value: no temporaries of the array's size."""
+    return bool(-bound <= values.min() and values.max() <= bound)

@@ -24,6 +24,7 @@ import dataclasses
 
 import numpy as np
 
+from worldgen._checks import height_field
 from worldgen.noise._validate import check_int, check_positive
 from worldgen.products._maps import MapConfig, MapLayers, make_layers
 from worldgen.products._shading import (
@@ -32,6 +33,7 @@ from worldgen.products._shading import (
     hillshade,
     normal_map,
     shaded_bands,
+    shaded_pictures,
 )
 from worldgen.world._window import Window
 
@@ -272,6 +274,16 @@ def map_pictures(
     top = config.bands[max(water)].top if water else None
     colour, normal, biomes = [], [], []
     heights = np.asarray(heights)
+    if not blend and heights.dtype == np.float64 and _gentle(heights, config.relief):
+        # One compiled pass, the same bytes as the bands below.
+        wet = layers.water if layers.water is not None and top is not None else None
+        colour, shaded, normal = shaded_pictures(
+            np.ascontiguousarray(heights), config.sea_level, config.bands,
+            exaggeration=config.relief, strength=_COLOUR_SHADE, wet=wet,
+            wet_top=0.0 if top is None else top, biomes=layers.biomes, palette=palette,
+            biome_strength=BIOME_SHADE, normal_strength=config.relief,
+        )  # fmt: skip
+        return MapPictures(height=heights[1:-1, 1:-1], colour=colour, normal=normal, biomes=shaded)
     starts = range(0, window.height, _band_rows(heights.shape[1]))
     for r0, part in zip(starts, _bands(heights)):
         shade = relief_shade(config, part)
@@ -289,6 +301,14 @@ def map_pictures(
         normal=_joined(normal),
         biomes=_joined(biomes),
     )
+
+
+def _gentle(heights: np.ndarray, relief: float) -> bool:
+    """Whether ``heights`` are finite and their slopes times ``relief``
+    stay within what hillshade accepts (else the bands below make its
+    error)."""
+    heights = height_field(heights)
+    return max(-float(heights.min()), float(heights.max())) * relief <= 1e150
 
 
 __all__ = [

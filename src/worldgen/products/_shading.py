@@ -246,6 +246,51 @@ def apply_shade(rgb: np.ndarray, shade: np.ndarray, *, strength: float = 0.5) ->
 
 
 @kernel
+def _shade_row(above, middle, below, sea, z, sin_alt, sin_az, cos_az, cos_alt, shades):
+    # hillshade(max(heights, sea), exaggeration=z) of the inner cells of a
+    # row (``middle``, between the rows ``above`` and ``below``): the same
+    # arithmetic in the same order as hillshade and _horn_gradient. A loop
+    # of its own, which vectorises (square root and division included).
+    scale = 1.0 / 8.0
+    for c in range(shades.size):
+        a = max(above[c], sea)
+        b = max(above[c + 1], sea)
+        cc = max(above[c + 2], sea)
+        d = max(middle[c], sea)
+        f = max(middle[c + 2], sea)
+        g = max(below[c], sea)
+        h = max(below[c + 1], sea)
+        i = max(below[c + 2], sea)
+        north = a + 2.0 * b + cc
+        south = g + 2.0 * h + i
+        west = a + 2.0 * d + g
+        east = cc + 2.0 * f + i
+        dx = (east - west) * scale
+        dy = (north - south) * scale
+        dx *= z
+        dy *= z
+        lit = sin_alt - (dx * sin_az + dy * cos_az) * cos_alt
+        shade = lit / np.sqrt(1.0 + dx * dx + dy * dy)
+        shades[c] = min(max(shade, 0.0), 1.0)
+
+
+@kernel
+def _band_colour(middle, r, c, tops, colours, strength, shade, wet, wet_top, out):
+    # The stepped band colour of inner cell (r, c) (of a wet cell above
+    # wet_top, wet_top's; wet has no rows when there are none), shaded as
+    # apply_shade does.
+    height = middle[c + 1]
+    if wet.shape[0] > 0 and wet[r, c] and height > wet_top:
+        height = wet_top
+    k = 0
+    while k < tops.size - 1 and tops[k] < height:
+        k += 1
+    factor = (1.0 - strength) + strength * shade
+    for ch in range(3):
+        out[r, c, ch] = np.uint8(np.rint(colours[k, ch] * factor))
+
+
+@kernel
 def _shaded_bands(
     padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_alt, strength, wet, wet_top, out
 ):  # fmt: skip
@@ -255,46 +300,83 @@ def _shaded_bands(
     # apply_shade: the same arithmetic in the same order as those
     # functions, fused.
     rows, cols = out.shape[0], out.shape[1]
-    any_wet = wet.shape[0] > 0
-    scale = 1.0 / 8.0
     shades = np.empty(cols)
     for r in range(rows):
-        # The hillshade of a row in a loop of its own, which vectorises
-        # (square root and division included); the band search and the
-        # rounding, which do not, in a second loop.
-        above = padded[r]
-        middle = padded[r + 1]
-        below = padded[r + 2]
+        # The hillshade of a row in a loop of its own; the band search and
+        # the rounding, which do not vectorise, in a second loop.
+        above, middle, below = padded[r], padded[r + 1], padded[r + 2]
+        _shade_row(above, middle, below, sea, z, sin_alt, sin_az, cos_az, cos_alt, shades)
         for c in range(cols):
-            a = max(above[c], sea)
-            b = max(above[c + 1], sea)
-            cc = max(above[c + 2], sea)
-            d = max(middle[c], sea)
-            f = max(middle[c + 2], sea)
-            g = max(below[c], sea)
-            h = max(below[c + 1], sea)
-            i = max(below[c + 2], sea)
-            north = a + 2.0 * b + cc
-            south = g + 2.0 * h + i
-            west = a + 2.0 * d + g
-            east = cc + 2.0 * f + i
-            dx = (east - west) * scale
-            dy = (north - south) * scale
-            dx *= z
-            dy *= z
-            lit = sin_alt - (dx * sin_az + dy * cos_az) * cos_alt
-            shade = lit / np.sqrt(1.0 + dx * dx + dy * dy)
-            shades[c] = min(max(shade, 0.0), 1.0)
+            _band_colour(middle, r, c, tops, colours, strength, shades[c], wet, wet_top, out)
+
+
+@kernel
+def _pictures(
+    padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_alt, strength, wet, wet_top,
+    biomes, palette, biome_strength, normal_strength, colour, shaded_biomes, normal,
+):  # fmt: skip
+    # In one pass, of the inner cells of ``padded``: the colour of
+    # _shaded_bands, the biome colours shaded by the same hillshade
+    # (apply_shade at ``biome_strength``) and normal_map(padded,
+    # strength=normal_strength) of the heights as they are, each the same
+    # arithmetic in the same order as those functions.
+    rows, cols = colour.shape[0], colour.shape[1]
+    shades = np.empty(cols)
+    minus = -normal_strength
+    for r in range(rows):
+        above, middle, below = padded[r], padded[r + 1], padded[r + 2]
+        _shade_row(above, middle, below, sea, z, sin_alt, sin_az, cos_az, cos_alt, shades)
         for c in range(cols):
-            height = middle[c + 1]
-            if any_wet and wet[r, c] and height > wet_top:
-                height = wet_top
-            k = 0
-            while k < tops.size - 1 and tops[k] < height:
-                k += 1
-            factor = (1.0 - strength) + strength * shades[c]
+            _band_colour(middle, r, c, tops, colours, strength, shades[c], wet, wet_top, colour)
+            factor = (1.0 - biome_strength) + biome_strength * shades[c]
+            b = biomes[r, c]
             for ch in range(3):
-                out[r, c, ch] = np.uint8(np.rint(colours[k, ch] * factor))
+                shaded_biomes[r, c, ch] = np.uint8(np.rint(palette[b, ch] * factor))
+            north = above[c] + 2.0 * above[c + 1] + above[c + 2]
+            south = below[c] + 2.0 * below[c + 1] + below[c + 2]
+            west = above[c] + 2.0 * middle[c] + below[c]
+            east = above[c + 2] + 2.0 * middle[c + 2] + below[c + 2]
+            nx = minus * ((east - west) * 0.125)
+            ny = minus * ((north - south) * 0.125)
+            length = np.sqrt(nx * nx + ny * ny + 1.0)
+            normal[r, c, 0] = np.uint8(np.floor((nx / length + 1.0) * 127.5 + 0.5))
+            normal[r, c, 1] = np.uint8(np.floor((ny / length + 1.0) * 127.5 + 0.5))
+            normal[r, c, 2] = np.uint8(np.floor((1.0 / length + 1.0) * 127.5 + 0.5))
+
+
+def shaded_pictures(
+    padded: np.ndarray,
+    sea: float,
+    bands,
+    *,
+    exaggeration: float,
+    strength: float,
+    wet: np.ndarray | None,
+    wet_top: float,
+    biomes: np.ndarray,
+    palette: np.ndarray,
+    biome_strength: float,
+    normal_strength: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``shaded_bands(padded, sea, bands, ...)``, the biome colours
+    ``apply_shade(palette[biomes], shade, strength=biome_strength)`` by the
+    same hillshade and ``normal_map(padded, strength=normal_strength)``
+    of the inner cells, in one pass: (colour, biomes, normal), each (H, W,
+    3) uint8, the bytes of those functions. ``padded`` is float64 with a
+    one-cell halo, checked by the caller."""
+    inner = (padded.shape[0] - 2, padded.shape[1] - 2)
+    az, alt = np.radians(315.0), np.radians(45.0)
+    tops = np.array([b.top for b in bands], dtype=np.float64)
+    colours = np.array([b.colour for b in bands], dtype=np.float64)
+    wet = np.empty((0, 0), dtype=np.bool_) if wet is None else np.asarray(wet, dtype=np.bool_)
+    colour, shaded, normal = (np.empty((*inner, 3), dtype=np.uint8) for _ in range(3))
+    _pictures(
+        padded, float(sea), tops, colours, float(exaggeration), float(np.sin(alt)),
+        float(np.sin(az)), float(np.cos(az)), float(np.cos(alt)), float(strength), wet,
+        float(wet_top), np.ascontiguousarray(biomes), np.ascontiguousarray(palette, np.uint8),
+        float(biome_strength), float(normal_strength), colour, shaded, normal,
+    )  # fmt: skip
+    return colour, shaded, normal
 
 
 def shaded_bands(

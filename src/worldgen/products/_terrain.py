@@ -31,7 +31,7 @@ from worldgen.products._mesh import Mesh, Surface, heightfield_surface
 from worldgen.terrain._erosion import ErosionResult, HydraulicErosion
 from worldgen.terrain._rivers import RiverResult
 from worldgen.terrain._windowed import World, crop_index, overlap
-from worldgen.world._fields import world_fields
+from worldgen.world._fields import water_kinds
 from worldgen.world._rivers import drawn
 from worldgen.world._shaping import HeightCurve
 from worldgen.world._window import Window
@@ -296,8 +296,8 @@ def _world_water(
     discharge = np.zeros(window.shape)
     kinds = np.zeros(window.shape, np.uint8)
     if drawn(config.world, window):
-        fields = world_fields(config.world, window, climate=False, rivers=True)
-        kinds, discharge = fields.water_kind, fields.discharge.astype(np.float64)
+        kinds, discharge = water_kinds(config.world, window)
+        discharge = discharge.astype(np.float64)
     river, lakes = kinds == 1, kinds == 2
     heights = np.where(river | lakes, before, heights)
     # The accumulation holds the discharge (m^3/s); an endless threshold

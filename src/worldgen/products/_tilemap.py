@@ -306,26 +306,32 @@ def _masks8_kernel(tiles, outside, at_least):
 
 @kernel
 def _steps_kernel(tiles, offsets):
-    # Simultaneous passes of "rise to one below your highest neighbour"
-    # until nothing changes: at most (largest - smallest class) passes.
+    # max(tiles[q] - d(p, q)) over every cell q, with d the step distance of
+    # ``offsets`` (the four edge neighbours: city block; all eight:
+    # chessboard): the fixed point of simultaneous passes of "rise to one
+    # below your highest neighbour", reached in two raster passes. A
+    # shortest path from q to p can take its steps from the neighbours
+    # before a cell in raster order first, then those after it, so the
+    # forward pass carries every value along the first part and the
+    # backward pass along the rest (the chamfer distance transform's two
+    # passes, which are exact for these distances).
     height, width = tiles.shape
     out = tiles.astype(np.int64)
-    following = out.copy()
-    changed = True
-    while changed:
-        changed = False
-        for y in range(height):
-            for x in range(width):
+    for backward in (False, True):
+        for i in range(height):
+            y = height - 1 - i if backward else i
+            for j in range(width):
+                x = width - 1 - j if backward else j
                 best = out[y, x]
                 for k in range(offsets.shape[0]):
-                    yy = y + offsets[k, 0]
-                    xx = x + offsets[k, 1]
+                    dy, dx = offsets[k, 0], offsets[k, 1]
+                    before = dy < 0 or (dy == 0 and dx < 0)
+                    if before == backward:
+                        continue
+                    yy, xx = y + dy, x + dx
                     if 0 <= yy < height and 0 <= xx < width and out[yy, xx] - 1 > best:
                         best = out[yy, xx] - 1
-                following[y, x] = best
-                if best != out[y, x]:
-                    changed = True
-        out, following = following, out
+                out[y, x] = best
     return out
 
 

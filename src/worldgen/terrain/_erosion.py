@@ -81,7 +81,7 @@ def _check_count(value: object, name: str, low: int, high: int | None = None) ->
 def _check_heights(heights: object) -> np.ndarray:
     """A C-contiguous float64 copy of a finite (H, W) field of moderate size."""
     array = height_field(heights)
-    largest = float(np.max(np.abs(array)))
+    largest = max(-float(array.min()), float(array.max()))  # the largest |height|
     if largest > HEIGHT_LIMIT:
         raise ValueError(
             f"heights must lie within +-{HEIGHT_LIMIT:g}, found {largest:g}; rescale the map"

@@ -460,7 +460,9 @@ class World:
                 progress=None if progress is None else lambda d, t: progress("erosion", d, t),
             )
             inner = crop_index(big, region)
-            heights = result.heights[inner].copy()
+            heights = result.heights[inner]
+            if iterations:  # else clipped into an array of its own below
+                heights = heights.copy()
             eroded, deposited = result.eroded[inner].copy(), result.deposited[inner].copy()
             del result
         else:

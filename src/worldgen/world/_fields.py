@@ -154,23 +154,8 @@ def world_fields(
     check_instance(window, "window", Window)
     climate = check_bool(climate, "climate")
     rivers = check_bool(rivers, "rivers")
-    if rivers and not _rivers.drawn(config, window):
-        # A sample is then wider than the rivers, and a window would solve
-        # the drainage of every region it meets (thousands, an hour).
-        limit = config.continent_size // _rivers.DRAWN_SPAN
-        raise ValueError(
-            f"rivers=True needs a window step of at most continent_size / "
-            f"{_rivers.DRAWN_SPAN} = {limit} cells, got step {window.step}: pass "
-            "rivers=False or a finer step"
-        )
-    x, y, s = window.x, window.y, window.step
-    ends = (x, y, x + (window.width - 1) * s, y + (window.height - 1) * s)
-    if rivers and max(map(abs, ends)) > RIVERS_REACH:
-        raise ValueError(
-            f"rivers=True needs a window whose samples lie within +-{RIVERS_REACH} cells "
-            f"(2**40 - 2**23), got x from {ends[0]} to {ends[2]}, y from {ends[1]} to "
-            f"{ends[3]}: pass rivers=False or a window nearer the origin"
-        )
+    if rivers:
+        _check_rivers(config, window)
     shape = window.shape
     if elevation is not None:
         elevation = np.asarray(elevation)
@@ -188,6 +173,28 @@ def world_fields(
             raise ValueError("elevation must be finite; found NaN or infinity")
     _check_fits(window, 1 + 32 * (elevation is None) + 17 * climate + 13 * rivers)
     return _made(config, window, climate, elevation, rivers)
+
+
+def _check_rivers(config: WorldConfig, window: Window) -> None:
+    """Refuse a window whose rivers are not drawn or lie too far out (see
+    :func:`world_fields`)."""
+    if not _rivers.drawn(config, window):
+        # A sample is then wider than the rivers, and a window would solve
+        # the drainage of every region it meets (thousands, an hour).
+        limit = config.continent_size // _rivers.DRAWN_SPAN
+        raise ValueError(
+            f"rivers=True needs a window step of at most continent_size / "
+            f"{_rivers.DRAWN_SPAN} = {limit} cells, got step {window.step}: pass "
+            "rivers=False or a finer step"
+        )
+    x, y, s = window.x, window.y, window.step
+    ends = (x, y, x + (window.width - 1) * s, y + (window.height - 1) * s)
+    if max(map(abs, ends)) > RIVERS_REACH:
+        raise ValueError(
+            f"rivers=True needs a window whose samples lie within +-{RIVERS_REACH} cells "
+            f"(2**40 - 2**23), got x from {ends[0]} to {ends[2]}, y from {ends[1]} to "
+            f"{ends[3]}: pass rivers=False or a window nearer the origin"
+        )
 
 
 def _check_fits(window: Window, per_sample: int) -> None:
@@ -292,9 +299,47 @@ def _in_strips(
     return out
 
 
+def water_kinds(config: WorldConfig, window: Window) -> tuple[np.ndarray, np.ndarray]:
+    """The ``water_kind`` and ``discharge`` of ``world_fields(config,
+    window, climate=False, rivers=True)``, the same bytes, made in strips
+    of rows as it makes them but without the fields it makes beside them
+    (the relief's, the carved ground, the water surface)."""
+    check_instance(config, "config", WorldConfig)
+    check_instance(window, "window", Window)
+    _check_rivers(config, window)
+    _check_fits(window, 5)
+    kind = np.empty(window.shape, np.uint8)
+    discharge = np.empty(window.shape, np.float32)
+    for rows, strip in _strips(window):
+        # The model's elevation, as the relief has it (only the uplift is
+        # left out where no land needs it).
+        drawn = _rivers.water(config, strip, _elevation.elevation(config, strip))
+        kind[rows] = drawn.kind
+        discharge[rows] = drawn.discharge
+        del drawn
+    return kind, discharge
+
+
+def _strips(window: Window):
+    """(rows, strip): the strips of rows :func:`world_fields` makes a big
+    window in, each a window of its own, with its rows' slice."""
+    rows = max(STRIP_ROWS, STRIP_SAMPLES // window.width)
+    for top in range(0, window.height, rows):
+        height = min(rows, window.height - top)
+        strip = dataclasses.replace(window, y=window.y + top * window.step, height=height)
+        yield slice(top, top + height), strip
+
+
 def elevation(config: WorldConfig, window: Window) -> np.ndarray:
     """Metres above sea level of the window's samples, shape ``(H, W)``."""
     check_instance(config, "config", WorldConfig)
     check_instance(window, "window", Window)
     _check_fits(window, 8)
-    return _elevation.elevation(config, window)
+    if window.height < 2 * max(STRIP_ROWS, STRIP_SAMPLES // window.width):
+        return _elevation.elevation(config, window)
+    # A big window in strips (the same bytes), with the temporaries of a
+    # strip only: a dozen float64 arrays of the whole window otherwise.
+    out = np.empty(window.shape)
+    for rows, strip in _strips(window):
+        out[rows] = _elevation.elevation(config, strip)
+    return out
