@@ -1,6 +1,7 @@
 """PNG output: exact round trips, atomic writes, clear errors."""
 
 import io
+import os
 
 import numpy as np
 import pytest
@@ -43,6 +44,33 @@ def test_failure_inside_atomic_output_leaves_no_file(tmp_path):
         raise RuntimeError("interrupted")
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]
+
+
+@pytest.fixture
+def umask_027():
+    old = os.umask(0o027)
+    yield
+    os.umask(old)
+
+
+def mode(path) -> int:
+    return os.stat(path).st_mode & 0o777
+
+
+def test_atomic_output_gives_the_permissions_open_gives(tmp_path, umask_027):
+    # The files had mkstemp's 0600 until a fix, then 0666 less the umask
+    # the process had at import; and a rewrite dropped the file's own mode.
+    plain = tmp_path / "plain.bin"
+    plain.write_bytes(b"x")
+    target = tmp_path / "x.bin"
+    with atomic_output(target) as tmp:
+        tmp.write_bytes(b"new")
+    assert mode(target) == mode(plain) == 0o640
+    for kept in (0o600, 0o664):
+        os.chmod(target, kept)
+        with atomic_output(target) as tmp:
+            tmp.write_bytes(b"again")
+        assert mode(target) == kept and target.read_bytes() == b"again"
 
 
 @pytest.mark.parametrize("name", ["a" * 251 + ".png", "é" * 125 + ".png"])

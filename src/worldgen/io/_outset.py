@@ -36,7 +36,7 @@ import threading
 from collections.abc import Iterable, Iterator
 
 from worldgen._ctrl_c import caused_by_ctrl_c
-from worldgen.io._atomic import atomic_output
+from worldgen.io._atomic import atomic_output, keep_mode
 
 try:
     import fcntl
@@ -427,6 +427,7 @@ def _swap_in(out: pathlib.Path, staging: pathlib.Path, plan: dict) -> None:
         if source.exists():  # else moved before a kill
             target = _inside(out, rel)
             target.parent.mkdir(parents=True, exist_ok=True)
+            keep_mode(source, target)
             os.replace(source, target)
     _write_manifest(out, plan["sets"])
 
