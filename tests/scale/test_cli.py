@@ -174,6 +174,37 @@ def test_ctrl_c_on_a_local_cluster_stops_at_once_in_one_line(tmp_path):
     assert zarr.open_group(out / "world.zarr", mode="r")["done"][:].all()
 
 
+def test_a_run_killed_while_making_the_store_leaves_one_the_rerun_makes(tmp_path):
+    """A SIGKILL while the store's arrays were being made left a world.zarr
+    without worldgen's attributes, which every later run refused as 'not a
+    worldgen store'; now the store appears whole or not at all, and the
+    next run removes what the killed one was making."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "big"
+    args = ["map", "--width", "128", "--height", "96", "--block", "64", "--out", str(out),
+            "--export", "zarr"]  # fmt: skip
+    killed = (
+        "import os, signal, sys, zarr\n"
+        "made = zarr.Group.create_array\n"
+        "def create_array(self, *args, **kwargs):\n"
+        "    if kwargs.get('name', args[0] if args else None) == 'colour':\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    return made(self, *args, **kwargs)\n"
+        "zarr.Group.create_array = create_array\n"
+        "from worldgen.cli import app\n"
+        "app(sys.argv[1:])\n"
+    )
+    run = subprocess.run([sys.executable, "-c", killed, *args], capture_output=True, text=True)
+    assert run.returncode == -9, run.stderr
+    assert not (out / "world.zarr").exists()
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert zarr.open_group(out / "world.zarr", mode="r")["done"][:].all()
+    assert {p.name for p in out.iterdir()} == {"world.zarr", "worldgen-set.json"}
+
+
 def test_tiles_of_another_map_are_refused_not_kept(tmp_path):
     """A rerun keeps the tiles already made only when they are this map's:
     tiles/ left by another seed (its store removed, as the store's refusal

@@ -350,9 +350,9 @@ def test_a_stepped_windows_blocks_equal_the_whole_window(tmp_path):
 
 
 def test_a_store_whose_making_was_stopped_is_not_called_an_older_layout(tmp_path):
-    """A kill while the store's arrays were being created leaves a group
-    without worldgen's attributes: said so, not 'a store of an older
-    layout (format None)'."""
+    """A group without worldgen's attributes (another program's, or what a
+    run of an older worldgen killed while making its store left): said so,
+    not 'a store of an older layout (format None)'."""
     group = zarr.open_group(tmp_path / "s.zarr", mode="w-")
     group.create_array("height", shape=(64, 64), chunks=(64, 64), dtype=np.float32)
     with pytest.raises(ValueError, match="not a worldgen store") as caught:

@@ -46,14 +46,15 @@ def write_big_set(
     blocks of an earlier run read back), ``blocks``, ``cog`` and ``tiles``.
 
     One run at a time per folder (it is locked); a run first removes the
-    partial files a killed run left (``.world.tif.*.part*``, half-written
-    tiles), and drops from ``worldgen-set.json`` the sets these outputs
-    replace; once every output is complete, it records them there (each
-    file's size and SHA-256, as every set of worldgen's). Before any work it
-    refuses a ``world.tif`` that is a folder, a ``tiles`` that is a file, and
-    a ``tiles/`` holding tiles of another map (its ``.worldgen-source.json``
-    names the store they were cut from) or files worldgen did not write: a
-    rerun keeps the tiles already made only when they are this map's.
+    partial files a killed run left (a store it was making,
+    ``.world.tif.*.part*``, half-written tiles), and drops from
+    ``worldgen-set.json`` the sets these outputs replace; once every output
+    is complete, it records them there (each file's size and SHA-256, as
+    every set of worldgen's). Before any work it refuses a ``world.tif``
+    that is a folder, a ``tiles`` that is a file, and a ``tiles/`` holding
+    tiles of another map (its ``.worldgen-source.json`` names the store they
+    were cut from) or files worldgen did not write: a rerun keeps the tiles
+    already made only when they are this map's.
     """
     from worldgen.io._outset import _locked, check_output_dir, forget_sets, record_set
 
@@ -164,8 +165,15 @@ def _check_targets(out: pathlib.Path, formats: Sequence[str], source: dict | Non
 
 
 def _remove_partials(out: pathlib.Path) -> None:
-    """The partial files of a killed run: the COG's staged copies (GDAL's
-    ``.ovr.tmp`` among them) and the tile pyramid's unfinished tiles."""
+    """The partial files of a killed run: a store it was making (which
+    holds no block yet), the COG's staged copies (GDAL's ``.ovr.tmp``
+    among them) and the tile pyramid's unfinished tiles."""
+    import shutil
+
+    from worldgen.scale._store import unfinished
+
+    for store in unfinished(out / STORE):
+        shutil.rmtree(store, ignore_errors=True)
     for part in out.glob(f".{COG}.*"):
         if ".part" in part.name:
             part.unlink(missing_ok=True)
