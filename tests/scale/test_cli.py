@@ -229,6 +229,33 @@ def test_tiles_of_another_map_are_refused_not_kept(tmp_path):
     assert {p: p.read_bytes() for p in (out / "tiles").rglob("*.png")} == before
 
 
+def test_outputs_of_another_map_are_not_left_beside_a_new_store(tmp_path):
+    """Removing world.zarr, as its refusal of another map advises, then
+    exporting only the store left the COG and the tiles of the old map
+    beside the new store; now they are refused before any work. The same
+    map's are kept."""
+    out = tmp_path / "big"
+    args = ["map", "--width", "128", "--height", "96", "--out", str(out)]
+    every = ["--block", "64", "--export", "zarr", "--export", "cog", "--export", "tiles"]
+    assert runner.invoke(app, [*args, "--seed", "1", *every]).exit_code == 0
+    kept = {p: p.read_bytes() for p in [out / "world.tif", *(out / "tiles").rglob("*.png")]}
+    import shutil
+
+    shutil.rmtree(out / "world.zarr")
+    result = runner.invoke(app, [*args, "--seed", "2", "--export", "zarr"])
+    assert result.exit_code == 1
+    assert f"world.tif and tiles in {out} are another map's" in result.output, result.output
+    assert "remove them or choose another --out" in result.output
+    assert not (out / "world.zarr").exists()
+    result = runner.invoke(app, [*args, "--seed", "2", "--export", "zarr", "--export", "cog"])
+    assert result.exit_code == 1
+    assert f"tiles in {out} is another map's" in result.output, result.output
+    # The same map (at another block size) keeps them, whole.
+    result = runner.invoke(app, [*args, "--seed", "1", "--block", "128", "--export", "zarr"])
+    assert result.exit_code == 0, result.output
+    assert {p: p.read_bytes() for p in kept} == kept
+
+
 @pytest.mark.parametrize("case", ["tiles-file", "tiles-foreign", "cog-folder"])
 def test_an_output_that_cannot_go_where_it_goes_is_refused_before_the_blocks(tmp_path, case):
     out = tmp_path / "big"

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import pathlib
+import warnings
 from collections.abc import Callable, Sequence
 
 from worldgen.scale._store import BLOCK, build_store
@@ -54,7 +55,11 @@ def write_big_set(
     that is a folder, a ``tiles`` that is a file, and a ``tiles/`` holding
     tiles of another map (its ``.worldgen-source.json`` names the store they
     were cut from) or files worldgen did not write: a rerun keeps the tiles
-    already made only when they are this map's.
+    already made only when they are this map's. Outputs not asked for are
+    left as they are, unless they are another map's (a ``world.tif`` or
+    ``tiles/`` worldgen made of another config or window): those are
+    refused, so that no folder holds one map's store beside another's COG or
+    tiles.
     """
     from worldgen.io._outset import _locked, check_output_dir, forget_sets, record_set
 
@@ -65,9 +70,7 @@ def write_big_set(
     out = check_output_dir(out)
     window = config.window if window is None else window
     names = [STORE, *([COG] if "cog" in formats else []), *([TILES] if "tiles" in formats else [])]
-    source = None
-    if "tiles" in formats:
-        source = _tiles_source(kind, config, terrain_config, window, block)
+    source = _tiles_source(kind, config, terrain_config, window, block)
     with _locked(out, "out"):
         _check_targets(out, formats, source)
         _remove_partials(out)
@@ -131,26 +134,45 @@ def _tiles_source(kind, config, terrain_config, window, block) -> dict:
     return {k: v for k, v in identity.items() if k != "config"}
 
 
-def _check_targets(out: pathlib.Path, formats: Sequence[str], source: dict | None) -> None:
+def _check_targets(out: pathlib.Path, formats: Sequence[str], source: dict) -> None:
     """Refuse, before any work, outputs that cannot be written where they
-    go, and a ``tiles/`` whose tiles a rerun would keep though they are not
-    this map's."""
+    go, a ``tiles/`` whose tiles a rerun would keep though they are not
+    this map's, and a ``world.tif`` or ``tiles/`` of another map that this
+    run, not asked for them, would leave beside its own outputs."""
     cog, tiles = out / COG, out / TILES
     if "cog" in formats and cog.is_dir():
         raise IsADirectoryError(
             f"out: {cog} is a folder, where the COG goes; remove it or choose another --out"
         )
-    if "tiles" not in formats or not os.path.lexists(tiles):
+    if "tiles" in formats:
+        _check_tiles(tiles, source)
+    others = [
+        name
+        for name, export, made in ((COG, "cog", _cog_map), (TILES, "tiles", _tiles_map))
+        if export not in formats and made(out / name) not in (None, _map_of(source))
+    ]
+    if others:
+        is_, it, it_were = (
+            ("is", "it", "it were") if len(others) == 1 else ("are", "them", "they were")
+        )
+        raise FileExistsError(
+            f"out: {' and '.join(others)} in {out} {is_} another map's, which this run would "
+            f"leave beside its {STORE} as if {it_were} this map's; remove {it} or choose "
+            "another --out"
+        )
+
+
+def _check_tiles(tiles: pathlib.Path, source: dict) -> None:
+    """Refuse a ``tiles`` that is a file, or a ``tiles/`` whose files are
+    not this map's tiles."""
+    if not os.path.lexists(tiles):
         return
     if not tiles.is_dir():
         raise NotADirectoryError(
             f"out: {tiles} is a file, where the tile pyramid's folder goes; remove it or "
             "choose another --out"
         )
-    try:
-        found = json.loads((tiles / TILES_SOURCE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        found = None
+    found = _tiles_marker(tiles)
     if found == source:
         return  # this map's tiles, from a run that stopped: kept
     if found is None and not any(tiles.iterdir()):
@@ -162,6 +184,50 @@ def _check_targets(out: pathlib.Path, formats: Sequence[str], source: dict | Non
         f"out: {tiles} holds {what}, which this map's pyramid would be mixed with; "
         "remove it or choose another --out"
     )
+
+
+def _map_of(found: dict) -> dict:
+    """Which map (and window of it) an output holds, whatever its block."""
+    return {k: found.get(k) for k in ("kind", "config_sha256", "window", "step", "worldgen")}
+
+
+def _tiles_marker(tiles: pathlib.Path) -> dict | None:
+    try:
+        found = json.loads((tiles / TILES_SOURCE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _tiles_map(tiles: pathlib.Path) -> dict | None:
+    """The map the pyramid in ``tiles/`` was cut from; None if it is not
+    worldgen's (no readable ``.worldgen-source.json``)."""
+    found = _tiles_marker(tiles) if tiles.is_dir() else None
+    return None if found is None else _map_of(found)
+
+
+def _cog_map(cog: pathlib.Path) -> dict | None:
+    """The map of the COG at ``cog`` (its tags and geotransform); None if
+    there is none, it is not worldgen's or it cannot be read."""
+    if not cog.is_file():
+        return None
+    try:
+        import rasterio
+
+        with warnings.catch_warnings(), rasterio.open(cog) as src:
+            warnings.simplefilter("ignore")  # a world.tif of another program: no CRS...
+            tags, transform, shape = src.tags(), src.transform, (src.width, src.height)
+    except Exception:  # no rasterio, or a file GDAL cannot read: not ours to judge
+        return None
+    if "config_sha256" not in tags or "kind" not in tags:
+        return None
+    return {
+        "kind": tags["kind"],
+        "config_sha256": tags["config_sha256"],
+        "window": [round(transform.c), round(-transform.f), *shape],
+        "step": round(transform.a),
+        "worldgen": tags.get("worldgen"),
+    }
 
 
 def _remove_partials(out: pathlib.Path) -> None:
