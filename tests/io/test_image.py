@@ -83,6 +83,18 @@ def test_a_file_name_near_the_255_byte_limit_is_written(tmp_path, name):
     assert [p.name for p in tmp_path.iterdir()] == [name]
 
 
+@pytest.mark.parametrize("bits", [8, 16])
+def test_a_transposed_array_is_written_as_its_copy(tmp_path, bits):
+    # A 16-bit PNG of a Fortran-ordered array (heights.T) failed with
+    # numpy's "the last axis must be contiguous".
+    values = np.random.default_rng(2).random((7, 5)).T
+    write_grey_png(tmp_path / "t.png", values, bits=bits)
+    write_grey_png(tmp_path / "c.png", values.copy(), bits=bits)
+    assert (tmp_path / "t.png").read_bytes() == (tmp_path / "c.png").read_bytes()
+    rgb = np.random.default_rng(3).integers(0, 256, (3, 4, 6), np.uint8).transpose(1, 2, 0)
+    assert png_bytes(rgb[:, :, :3]) == png_bytes(rgb[:, :, :3].copy())
+
+
 def test_png_bytes_round_trip_through_pillow_and_refuse_other_arrays():
     rng = np.random.default_rng(5)
     shapes = ((1, 1), (3, 7), (5, 2, 3), (4, 9, 4), (256, 256, 3))
