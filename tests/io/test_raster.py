@@ -108,8 +108,11 @@ def test_pyramid_resumes_writing_only_the_missing_tiles(tmp_path, monkeypatch):
 
 
 def test_pyramid_refuses_bad_input(tmp_path):
-    with pytest.raises(ValueError, match="source must be uint8 RGB"):
+    # Float RGB was refused as "got 3 bands", which is what it asks for.
+    with pytest.raises(ValueError, match=r"source must be uint8 RGB .*, got float64 \(8, 8, 3\)"):
         write_tile_pyramid(tmp_path / "t", np.zeros((8, 8, 3)))
+    with pytest.raises(ValueError, match=r"got uint8 \(8, 8, 4\)"):
+        write_tile_pyramid(tmp_path / "t", np.zeros((8, 8, 4), np.uint8))
     with pytest.raises(ValueError, match="tile must be a power of two"):
         write_tile_pyramid(tmp_path / "t", np.zeros((8, 8, 3), np.uint8), tile=100)
     with pytest.raises(TypeError, match="source must be an array-like"):

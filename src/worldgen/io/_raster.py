@@ -230,8 +230,11 @@ def write_tile_pyramid(
     """
     directory = pathlib.Path(directory)
     height, width, bands = _shape(source, "source", 3)
-    if bands != 3 or np.dtype(getattr(source, "dtype", np.uint8)) != np.uint8:
-        raise ValueError(f"source must be uint8 RGB (H, W, 3), got {bands} bands")
+    dtype = np.dtype(getattr(source, "dtype", np.uint8))
+    if bands != 3 or dtype != np.uint8:
+        raise ValueError(
+            f"source must be uint8 RGB (H, W, 3), got {dtype} {(height, width, bands)}"
+        )
     tile = check_int(tile, "tile", 64, 1024)
     if tile & (tile - 1):
         raise ValueError(f"tile must be a power of two, got {tile}")
