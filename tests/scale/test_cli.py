@@ -306,11 +306,12 @@ def test_a_block_that_is_no_multiple_of_16_makes_a_cog(tmp_path):
         assert np.array_equal(src.read(1), zarr.open_group(tmp_path / "world.zarr")["height"][:])
 
 
-@pytest.mark.parametrize("stage", ["blocks", "cog"])
+@pytest.mark.parametrize("stage", ["blocks", "cog", "cog-libtiff"])
 def test_a_full_disk_is_one_line_naming_out_and_the_fix(tmp_path, monkeypatch, stage):
     """A disk that fills during the blocks or the COG (GDAL says only 'Write
-    failed'): one line naming the folder, what is kept and the fix, and no
-    partial COG."""
+    failed', or passes on libtiff's 'Write error at scanline 128', which was
+    an internal error): one line naming the folder, what is kept and the
+    fix, and no partial COG."""
     import errno
     import shutil
     from collections import namedtuple
@@ -332,6 +333,10 @@ def test_a_full_disk_is_one_line_naming_out_and_the_fix(tmp_path, monkeypatch, s
     else:
 
         def write_failed(*args, **kwargs):
+            if stage == "cog-libtiff":
+                from rasterio._err import CPLE_AppDefinedError
+
+                raise CPLE_AppDefinedError(1, 1, "TIFFAppendToStrip:Write error at scanline 128")
             raise rasterio.errors.RasterioIOError(
                 "Write failed. See previous exception for details."
             )

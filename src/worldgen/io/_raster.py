@@ -98,6 +98,7 @@ def write_cog(
     import rasterio
     import rasterio.errors
     import rasterio.shutil
+    from rasterio._err import CPLE_BaseError
     from rasterio.transform import from_origin
     from rasterio.windows import Window as RasterWindow
 
@@ -161,17 +162,22 @@ def write_cog(
                     staged, tmp, driver="COG", COMPRESS="DEFLATE", PREDICTOR="YES",
                     BLOCKSIZE=block, OVERVIEWS="AUTO", BIGTIFF="IF_SAFER",
                 )  # fmt: skip
-        except rasterio.errors.RasterioIOError as exc:
-            raise _no_room(exc, path, 2 * block * block * 4) from None
+        except (rasterio.errors.RasterioIOError, CPLE_BaseError) as exc:
+            # A full disk: 'Write failed', or libtiff's 'Write error at
+            # scanline 128', 'IO error writing tag data'... GDAL removes the
+            # COG it could not finish: it needs about twice the staged
+            # file's size (its overviews are written aside first).
+            done = staged.stat().st_size if staged.exists() else 0
+            raise _no_room(exc, path, 2 * block * block * 4 + 2 * done) from None
         finally:
             staged.unlink(missing_ok=True)
     return path
 
 
 def _no_room(exc: OSError, path: pathlib.Path, room: int) -> OSError:
-    """GDAL's write error (it says only 'Write failed'; libtiff printed the
-    cause) as ENOSPC naming the folder when less than ``room`` bytes are
-    free there; else ``exc`` itself."""
+    """GDAL's write error (it says only 'Write failed' or passes on
+    libtiff's; libtiff printed the cause) as ENOSPC naming the folder when
+    less than ``room`` bytes are free there; else ``exc`` itself."""
     import errno
     import shutil
 
