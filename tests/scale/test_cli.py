@@ -256,6 +256,32 @@ def test_outputs_of_another_map_are_not_left_beside_a_new_store(tmp_path):
     assert {p: p.read_bytes() for p in kept} == kept
 
 
+def test_a_map_sets_height_tiles_never_join_a_pyramid_nor_remove_its_store(tmp_path, monkeypatch):
+    """--tile wrote a map set's height tiles into the pyramid's tiles/; a
+    rerun of the pyramid then listed them as its own in worldgen-set.json,
+    and the next map set with --tile, replacing them, removed the whole
+    pyramid set as stale: world.zarr and every tile."""
+    from worldgen.io import _mapset
+
+    out = tmp_path / "big"
+    size = ["--width", "128", "--height", "96", "--seed", "1", "--out", str(out)]
+    pyramid = ["map", *size, "--block", "64", "--export", "tiles"]
+    heights = ["map", *size, "--tile", "32"]
+    assert runner.invoke(app, pyramid).exit_code == 0
+    tiles = {p: p.read_bytes() for p in (out / "tiles").rglob("*") if p.is_file()}
+    result = runner.invoke(app, heights)
+    assert result.exit_code == 1
+    assert f"{out / 'tiles'} holds a z/x/y tile pyramid" in result.output, result.output
+    assert {p: p.read_bytes() for p in (out / "tiles").rglob("*") if p.is_file()} == tiles
+    # A folder an older worldgen mixed: the pyramid's rerun takes only its own files.
+    monkeypatch.setattr(_mapset, "_check_tiles_folder", lambda out, tile: None)
+    assert runner.invoke(app, heights).exit_code == 0
+    assert runner.invoke(app, pyramid).exit_code == 0
+    assert runner.invoke(app, heights).exit_code == 0
+    assert zarr.open_group(out / "world.zarr", mode="r")["done"][:].all()
+    assert all(p.read_bytes() == data for p, data in tiles.items())
+
+
 @pytest.mark.parametrize("case", ["tiles-file", "tiles-foreign", "cog-folder"])
 def test_an_output_that_cannot_go_where_it_goes_is_refused_before_the_blocks(tmp_path, case):
     out = tmp_path / "big"

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import pathlib
+import re
 import warnings
 from collections.abc import Callable
 
@@ -190,6 +191,25 @@ def _no_room(exc: OSError, path: pathlib.Path, room: int) -> OSError:
 
 
 TILEJSON = "tiles.json"
+PYRAMID_SOURCE = ".worldgen-source.json"
+"""In a pyramid's folder: which store its tiles were cut from, written
+(by :func:`worldgen.scale.write_big_set`) before the first tile, so that a
+rerun keeps only tiles of the same map."""
+
+
+def pyramid_files(directory: pathlib.Path) -> list[pathlib.Path]:
+    """The files of the tile pyramid in ``directory`` (``{z}/{x}/{y}.png``,
+    ``tiles.json``, ``.worldgen-source.json``), none of any other file."""
+    own = {TILEJSON, PYRAMID_SOURCE}
+    return [
+        p
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+        and (
+            p.relative_to(directory).as_posix() in own
+            or re.fullmatch(r"\d+/\d+/\d+\.png", p.relative_to(directory).as_posix())
+        )
+    ]
 
 
 def write_tile_pyramid(

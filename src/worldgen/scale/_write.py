@@ -16,9 +16,6 @@ BIG_FORMATS = ("zarr", "cog", "tiles")
 STORE = "world.zarr"
 COG = "world.tif"
 TILES = "tiles"
-TILES_SOURCE = ".worldgen-source.json"
-"""In ``tiles/``: which store the tiles were cut from, written before the
-first tile, so that a rerun keeps only tiles of the same map."""
 DASK_CELLS = 4096 * 4096
 """Maps of more cells than this run on a local Dask cluster unless told."""
 
@@ -62,6 +59,7 @@ def write_big_set(
     tiles.
     """
     from worldgen.io._outset import _locked, check_output_dir, forget_sets, record_set
+    from worldgen.io._raster import pyramid_files
 
     formats = list(formats)
     unknown = sorted(set(formats) - set(BIG_FORMATS))
@@ -81,12 +79,11 @@ def write_big_set(
             )
         except OSError as exc:
             raise _no_room(exc, out) from None
-        files = [
-            p.relative_to(out).as_posix()
-            for name in names
-            for p in ([out / name] if (out / name).is_file() else sorted((out / name).rglob("*")))
-            if p.is_file()
-        ]
+        # The pyramid's own files only: never height tiles a map set wrote
+        # into tiles/ (a set that replaced them would remove this one's).
+        made = {STORE: sorted((out / STORE).rglob("*")), COG: [out / COG]}
+        made[TILES] = pyramid_files(out / TILES) if TILES in names else []
+        files = [p.relative_to(out).as_posix() for n in names for p in made[n] if p.is_file()]
         record_set(out, files, command=kind, about=_about(config, window, block))
     return written
 
@@ -192,8 +189,10 @@ def _map_of(found: dict) -> dict:
 
 
 def _tiles_marker(tiles: pathlib.Path) -> dict | None:
+    from worldgen.io._raster import PYRAMID_SOURCE
+
     try:
-        found = json.loads((tiles / TILES_SOURCE).read_text(encoding="utf-8"))
+        found = json.loads((tiles / PYRAMID_SOURCE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return found if isinstance(found, dict) else None
@@ -251,6 +250,7 @@ def _remove_partials(out: pathlib.Path) -> None:
 def _write(kind, config, terrain_config, out, formats, window, block, dask, progress, source):
     from worldgen.io import write_cog, write_tile_pyramid
     from worldgen.io._atomic import atomic_output
+    from worldgen.io._raster import PYRAMID_SOURCE
     from worldgen.scale._cluster import ENV, connect
 
     if dask is None:
@@ -294,7 +294,7 @@ def _write(kind, config, terrain_config, out, formats, window, block, dask, prog
             )
         )
     if "tiles" in formats:
-        marker = out / TILES / TILES_SOURCE
+        marker = out / TILES / PYRAMID_SOURCE
         if not marker.is_file():  # before the first tile
             with atomic_output(marker) as tmp:
                 tmp.write_text(json.dumps(source, sort_keys=True), encoding="utf-8")
