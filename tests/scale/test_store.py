@@ -360,6 +360,14 @@ def test_a_store_whose_making_was_stopped_is_not_called_an_older_layout(tmp_path
     assert "None" not in str(caught.value) and "remove it" in str(caught.value)
 
 
+def test_an_empty_folder_becomes_the_store(tmp_path):
+    # It was refused as "not a worldgen store (No group found in store...)".
+    (tmp_path / "s.zarr").mkdir()
+    build_store(tmp_path / "s.zarr", "map", config(), block=64, window=Window(0, 0, 64, 64))
+    assert zarr.open_group(tmp_path / "s.zarr", mode="r")["done"][:].all()
+    assert [p.name for p in tmp_path.iterdir()] == ["s.zarr"]
+
+
 def test_a_relative_path_reaches_workers_in_another_folder(tmp_path, client, monkeypatch):
     """A scheduler's workers run in their own folder: a relative --out is
     the folder this process means, not one beside each worker."""

@@ -200,7 +200,9 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
 
     path = pathlib.Path(path)
     identity = _identity(kind, config, terrain_config, window, block)
-    if not path.exists():
+    if not path.exists() or (path.is_dir() and not any(path.iterdir())):
+        # An empty folder (made by hand, or what an older worldgen killed as
+        # it began left) holds nothing to lose: the new store takes its place.
         _make_store(path, kind, config, identity, window, block)
     try:
         group = zarr.open_group(path, mode="r+")
