@@ -368,6 +368,30 @@ def test_an_empty_folder_becomes_the_store(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["s.zarr"]
 
 
+@pytest.mark.parametrize(
+    ("change", "error", "said"),
+    [
+        ({"block": 10}, ValueError, "block must be an integer from 64 to 8192"),
+        ({"window": "x"}, TypeError, "window must be a Window"),
+        ({"formats": "zarr"}, TypeError, "formats must be a list of format names"),
+        ({"formats": None}, TypeError, "formats must be a list of format names"),
+        ({"config": "local"}, ValueError, "needs normalize='global' or 'none'"),
+    ],
+)
+def test_a_bad_request_is_refused_before_out_is_made(tmp_path, change, error, said):
+    # They were refused after out was made (an empty folder left), a window
+    # that is no Window as "'str' object has no attribute 'x'", formats
+    # "zarr" as "got ['z', 'a', 'r', 'r']".
+    from worldgen.scale import write_big_set
+
+    args = {"formats": ["zarr"], "window": Window(0, 0, 64, 64), **change}
+    cfg = map_config({"terrain": {"width": 64, "height": 64}}) if change.get("config") else config()
+    args.pop("config", None)
+    with pytest.raises(error, match=said):
+        write_big_set("map", cfg, None, tmp_path / "out", **args)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_relative_path_reaches_workers_in_another_folder(tmp_path, client, monkeypatch):
     """A scheduler's workers run in their own folder: a relative --out is
     the folder this process means, not one beside each worker."""

@@ -287,6 +287,50 @@ def blocks(window, block: int) -> list[tuple[tuple[int, int], object]]:
     return [(divmod(i, cols), part) for i, part in enumerate(window.tiles(block))]
 
 
+def check_request(kind: str, config, terrain_config, window, block: int) -> tuple:
+    """``(kind, terrain_config, window, block)`` checked (see
+    :func:`build_store`), with their defaults; refused before any file is
+    touched."""
+    from worldgen.noise._validate import check_choice, check_instance
+    from worldgen.products import MapConfig, TerrainConfig
+    from worldgen.world import Window
+
+    kind = check_choice(kind, "kind", ("map", "terrain"))
+    check_instance(config, "config", MapConfig)
+    if kind == "terrain":
+        terrain_config = TerrainConfig() if terrain_config is None else terrain_config
+        check_instance(terrain_config, "terrain_config", TerrainConfig)
+    else:
+        terrain_config = None
+    if not config.seamless:
+        raise ValueError(
+            "normalize='local' stretches each block to its own range; a map made in blocks "
+            "needs normalize='global' or 'none'"
+        )
+    window = config.window if window is None else window
+    check_instance(window, "window", Window)
+    if kind == "terrain":
+        if window.step != 1:
+            raise ValueError(
+                f"window: a terrain is carved on every cell, so its window needs step 1, got "
+                f"step {window.step}; make the terrain at full detail, or a map at that level"
+            )
+        for name, side in (("width", window.width), ("height", window.height)):
+            if side < 2:
+                raise ValueError(
+                    f"{name} must be at least 2 cells for a terrain (erosion moves between "
+                    f"cells), got {side}"
+                )
+    block = check_int(block, "block", 64, 8192)
+    try:
+        import zarr  # noqa: F401
+    except ImportError as exc:
+        from worldgen.scale._cluster import _missing
+
+        raise _missing(exc) from None
+    return kind, terrain_config, window, block
+
+
 def build_store(
     path: str | os.PathLike,
     kind: str,
@@ -332,43 +376,7 @@ def build_store(
     -------
     pathlib.Path
     """
-    from worldgen.noise._validate import check_choice, check_instance
-    from worldgen.products import MapConfig, TerrainConfig
-    from worldgen.world import Window
-
-    kind = check_choice(kind, "kind", ("map", "terrain"))
-    check_instance(config, "config", MapConfig)
-    if kind == "terrain":
-        terrain_config = TerrainConfig() if terrain_config is None else terrain_config
-        check_instance(terrain_config, "terrain_config", TerrainConfig)
-    else:
-        terrain_config = None
-    if not config.seamless:
-        raise ValueError(
-            "normalize='local' stretches each block to its own range; a map made in blocks "
-            "needs normalize='global' or 'none'"
-        )
-    window = config.window if window is None else window
-    check_instance(window, "window", Window)
-    if kind == "terrain":
-        if window.step != 1:
-            raise ValueError(
-                f"window: a terrain is carved on every cell, so its window needs step 1, got "
-                f"step {window.step}; make the terrain at full detail, or a map at that level"
-            )
-        for name, side in (("width", window.width), ("height", window.height)):
-            if side < 2:
-                raise ValueError(
-                    f"{name} must be at least 2 cells for a terrain (erosion moves between "
-                    f"cells), got {side}"
-                )
-    block = check_int(block, "block", 64, 8192)
-    try:
-        import zarr  # noqa: F401
-    except ImportError as exc:
-        from worldgen.scale._cluster import _missing
-
-        raise _missing(exc) from None
+    kind, terrain_config, window, block = check_request(kind, config, terrain_config, window, block)
     path = pathlib.Path(path)
     group = open_store(path, kind, config, terrain_config, window, block)
     where = str(path.absolute())  # as Dask workers in another folder find it

@@ -7,9 +7,9 @@ import json
 import os
 import pathlib
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from worldgen.scale._store import BLOCK, build_store
+from worldgen.scale._store import BLOCK, build_store, check_request
 
 BIG_FORMATS = ("zarr", "cog", "tiles")
 """``--export`` formats written block by block, for maps of any size."""
@@ -61,30 +61,43 @@ def write_big_set(
     from worldgen.io._outset import _locked, check_output_dir, forget_sets, record_set
     from worldgen.io._raster import pyramid_files
 
+    if isinstance(formats, str) or not isinstance(formats, Iterable):
+        raise TypeError(
+            f"formats must be a list of format names ({', '.join(BIG_FORMATS)}), got {formats!r}"
+        )
     formats = list(formats)
     unknown = sorted(set(formats) - set(BIG_FORMATS))
     if unknown or not formats:
         raise ValueError(f"formats must be some of {', '.join(BIG_FORMATS)}, got {formats!r}")
+    kind, terrain_config, window, block = check_request(kind, config, terrain_config, window, block)
+    made = isinstance(out, (str, os.PathLike)) and not os.path.lexists(out)
     out = check_output_dir(out)
-    window = config.window if window is None else window
     names = [STORE, *([COG] if "cog" in formats else []), *([TILES] if "tiles" in formats else [])]
     source = _tiles_source(kind, config, terrain_config, window, block)
-    with _locked(out, "out"):
-        _check_targets(out, formats, source)
-        _remove_partials(out)
-        forget_sets(out, names)
-        try:
-            written = _write(
-                kind, config, terrain_config, out, formats, window, block, dask, progress, source
-            )
-        except OSError as exc:
-            raise _no_room(exc, out) from None
-        # The pyramid's own files only: never height tiles a map set wrote
-        # into tiles/ (a set that replaced them would remove this one's).
-        made = {STORE: sorted((out / STORE).rglob("*")), COG: [out / COG]}
-        made[TILES] = pyramid_files(out / TILES) if TILES in names else []
-        files = [p.relative_to(out).as_posix() for n in names for p in made[n] if p.is_file()]
-        record_set(out, files, command=kind, about=_about(config, window, block))
+    try:
+        with _locked(out, "out"):
+            _check_targets(out, formats, source)
+            _remove_partials(out)
+            forget_sets(out, names)
+            try:
+                written = _write(
+                    kind, config, terrain_config, out, formats, window, block, dask, progress,
+                    source,
+                )  # fmt: skip
+            except OSError as exc:
+                raise _no_room(exc, out) from None
+            # The pyramid's own files only: never height tiles a map set
+            # wrote into tiles/ (a set that replaced them would remove this
+            # one's).
+            found = {STORE: sorted((out / STORE).rglob("*")), COG: [out / COG]}
+            found[TILES] = pyramid_files(out / TILES) if TILES in names else []
+            files = [p.relative_to(out).as_posix() for n in names for p in found[n] if p.is_file()]
+            record_set(out, files, command=kind, about=_about(config, window, block))
+    except BaseException:
+        if made:  # leave no empty directory behind a failed first run
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
     return written
 
 
@@ -123,10 +136,6 @@ def _tiles_source(kind, config, terrain_config, window, block) -> dict:
     store's identity without the config itself (its SHA-256 stands for it)."""
     from worldgen.scale._store import _identity
 
-    if kind == "terrain" and terrain_config is None:
-        from worldgen.products import TerrainConfig
-
-        terrain_config = TerrainConfig()
     identity = _identity(kind, config, terrain_config, window, block)
     return {k: v for k, v in identity.items() if k != "config"}
 
