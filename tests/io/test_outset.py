@@ -72,6 +72,11 @@ def test_out_is_checked_before_the_work(tmp_path):
     with pytest.raises(NotADirectoryError, match=r"a folder above it is a file"):
         write_map_set(small(1), afile / "sub", progress=stages.append)
     assert stages == [] and afile.read_text() == "mine"
+    # None was refused as "lstat: path should be string, bytes or os.PathLike".
+    for bad in (None, 3, ""):
+        with pytest.raises(TypeError, match=f"^out must be a directory path, got {bad!r}$"):
+            write_map_set(small(1), bad, progress=stages.append)
+    assert stages == []
 
 
 def test_out_on_a_read_only_file_system_is_named(tmp_path, monkeypatch):

@@ -86,6 +86,12 @@ def check_output_dir(out: str | os.PathLike, name: str = "out") -> pathlib.Path:
     return path
 
 
+def makes_output_dir(out: object) -> bool:
+    """Whether :func:`check_output_dir` would make ``out`` (nothing is
+    there yet): a run that then fails removes it if it is still empty."""
+    return isinstance(out, (str, os.PathLike)) and not os.path.lexists(out)
+
+
 class OutputSet:
     """A set being staged; see :func:`output_set`."""
 
@@ -160,7 +166,7 @@ def output_set(
     >>> sorted(p.name for p in out.iterdir())
     ['a.txt', 'worldgen-set.json']
     """
-    made = not os.path.lexists(out)
+    made = makes_output_dir(out)
     path = check_output_dir(out, name)
     had_files = not made and _holds_files(path)
     committed = False

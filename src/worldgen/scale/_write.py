@@ -58,7 +58,13 @@ def write_big_set(
     refused, so that no folder holds one map's store beside another's COG or
     tiles.
     """
-    from worldgen.io._outset import _locked, check_output_dir, forget_sets, record_set
+    from worldgen.io._outset import (
+        _locked,
+        check_output_dir,
+        forget_sets,
+        makes_output_dir,
+        record_set,
+    )
     from worldgen.io._raster import pyramid_files
 
     if isinstance(formats, str) or not isinstance(formats, Iterable):
@@ -70,7 +76,7 @@ def write_big_set(
     if unknown or not formats:
         raise ValueError(f"formats must be some of {', '.join(BIG_FORMATS)}, got {formats!r}")
     kind, terrain_config, window, block = check_request(kind, config, terrain_config, window, block)
-    made = isinstance(out, (str, os.PathLike)) and not os.path.lexists(out)
+    made = makes_output_dir(out)
     out = check_output_dir(out)
     names = [STORE, *([COG] if "cog" in formats else []), *([TILES] if "tiles" in formats else [])]
     source = _tiles_source(kind, config, terrain_config, window, block)
