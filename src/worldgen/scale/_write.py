@@ -168,9 +168,9 @@ def _check_targets(out: pathlib.Path, formats: Sequence[str], source: dict) -> N
             ("is", "it", "it were") if len(others) == 1 else ("are", "them", "they were")
         )
         raise FileExistsError(
-            f"out: {' and '.join(others)} in {out} {is_} another map's, which this run would "
-            f"leave beside its {STORE} as if {it_were} this map's; remove {it} or choose "
-            "another --out"
+            f"out: {' and '.join(others)} in {out} {is_} another map's (another config, "
+            f"window or worldgen version), which this run would leave beside its {STORE} as "
+            f"if {it_were} this map's; remove {it} or choose another --out"
         )
 
 
