@@ -387,6 +387,25 @@ def test_a_full_disk_is_one_line_naming_out_and_the_fix(tmp_path, monkeypatch, s
     assert not (out / "world.tif").exists() and not list(out.glob(".world.tif*"))
 
 
+def test_a_full_disk_before_the_first_block_says_none_was_made(tmp_path, monkeypatch):
+    """It said 'the blocks made are kept in world.zarr' when there was none."""
+    import errno
+
+    from worldgen.scale import _store
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(_store, "_make_store", full)
+    out = tmp_path / "big"
+    args = ["map", "--width", "128", "--height", "96", "--export", "zarr", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert "no block was made; free some space there" in result.output, result.output
+    assert "kept in world.zarr" not in result.output
+    assert not out.exists()
+
+
 def test_out_of_memory_in_a_block_says_use_a_smaller_block(tmp_path, monkeypatch):
     """Not 'make the map block by block with --export zarr', which it is."""
     from worldgen.scale import _store

@@ -116,12 +116,18 @@ def _no_room(exc: OSError, out: pathlib.Path) -> OSError:
         return exc
     at = f", at {exc.filename}" if exc.filename is not None else ""
     clear = OSError(
-        f"out: no space left writing into {out} ({exc.strerror or exc}{at}); the blocks made "
-        "are kept in world.zarr and the same command resumes; free some space there or "
-        "choose another --out"
+        f"out: no space left writing into {out} ({exc.strerror or exc}{at}); {_kept(out)}; "
+        "free some space there or choose another --out"
     )
     clear.errno = exc.errno
     return clear
+
+
+def _kept(out: pathlib.Path) -> str:
+    """What a run into ``out`` that stopped leaves to resume from."""
+    if (out / STORE).is_dir():
+        return f"the blocks made are kept in {STORE}; the same command resumes"
+    return "no block was made"
 
 
 def _about(config, window, block: int) -> str:
