@@ -227,6 +227,14 @@ def test_tiles_of_another_map_are_refused_not_kept(tmp_path):
     (out / "tiles" / "0" / "0" / "0.png").unlink()
     assert runner.invoke(app, [*args, "--seed", "1"]).exit_code == 0
     assert {p: p.read_bytes() for p in (out / "tiles").rglob("*.png")} == before
+    # Also from a store of other blocks (the same pixels): they were refused
+    # as "the tiles of another map".
+    shutil.rmtree(out / "world.zarr")
+    (out / "tiles" / "0" / "0" / "0.png").unlink()
+    result = runner.invoke(app, [*[{"64": "128"}.get(a, a) for a in args], "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert {p: p.read_bytes() for p in (out / "tiles").rglob("*.png")} == before
+    assert json.loads((out / "tiles" / ".worldgen-source.json").read_text())["block"] == 128
 
 
 def test_outputs_of_another_map_are_not_left_beside_a_new_store(tmp_path):

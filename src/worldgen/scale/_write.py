@@ -191,8 +191,8 @@ def _check_tiles(tiles: pathlib.Path, source: dict) -> None:
             "choose another --out"
         )
     found = _tiles_marker(tiles)
-    if found == source:
-        return  # this map's tiles, from a run that stopped: kept
+    if found is not None and _map_of(found) == _map_of(source):
+        return  # this map's tiles (whatever the block), from a run that stopped: kept
     if found is None and not any(tiles.iterdir()):
         return
     what = (
@@ -316,7 +316,7 @@ def _write(kind, config, terrain_config, out, formats, window, block, dask, prog
         )
     if "tiles" in formats:
         marker = out / TILES / PYRAMID_SOURCE
-        if not marker.is_file():  # before the first tile
+        if _tiles_marker(out / TILES) != source:  # before the first tile, or another block
             with atomic_output(marker) as tmp:
                 tmp.write_text(json.dumps(source, sort_keys=True), encoding="utf-8")
         written.append(write_tile_pyramid(out / TILES, group["colour"], progress=stage("tiles")))
