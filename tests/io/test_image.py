@@ -1,6 +1,7 @@
 """PNG output: exact round trips, atomic writes, clear errors."""
 
 import io
+import os
 
 import numpy as np
 import pytest
@@ -45,6 +46,33 @@ def test_failure_inside_atomic_output_leaves_no_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]
 
 
+@pytest.fixture
+def umask_027():
+    old = os.umask(0o027)
+    yield
+    os.umask(old)
+
+
+def mode(path) -> int:
+    return os.stat(path).st_mode & 0o777
+
+
+def test_atomic_output_gives_the_permissions_open_gives(tmp_path, umask_027):
+    # The files had mkstemp's 0600 until a fix, then 0666 less the umask
+    # the process had at import; and a rewrite dropped the file's own mode.
+    plain = tmp_path / "plain.bin"
+    plain.write_bytes(b"x")
+    target = tmp_path / "x.bin"
+    with atomic_output(target) as tmp:
+        tmp.write_bytes(b"new")
+    assert mode(target) == mode(plain) == 0o640
+    for kept in (0o600, 0o664):
+        os.chmod(target, kept)
+        with atomic_output(target) as tmp:
+            tmp.write_bytes(b"again")
+        assert mode(target) == kept and target.read_bytes() == b"again"
+
+
 @pytest.mark.parametrize("name", ["a" * 251 + ".png", "é" * 125 + ".png"])
 def test_a_file_name_near_the_255_byte_limit_is_written(tmp_path, name):
     target = tmp_path / name
@@ -53,6 +81,18 @@ def test_a_file_name_near_the_255_byte_limit_is_written(tmp_path, name):
     with Image.open(target) as image:
         assert np.asarray(image).tolist() == [[255] * 3] * 2
     assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+def test_a_transposed_array_is_written_as_its_copy(tmp_path, bits):
+    # A 16-bit PNG of a Fortran-ordered array (heights.T) failed with
+    # numpy's "the last axis must be contiguous".
+    values = np.random.default_rng(2).random((7, 5)).T
+    write_grey_png(tmp_path / "t.png", values, bits=bits)
+    write_grey_png(tmp_path / "c.png", values.copy(), bits=bits)
+    assert (tmp_path / "t.png").read_bytes() == (tmp_path / "c.png").read_bytes()
+    rgb = np.random.default_rng(3).integers(0, 256, (3, 4, 6), np.uint8).transpose(1, 2, 0)
+    assert png_bytes(rgb[:, :, :3]) == png_bytes(rgb[:, :, :3].copy())
 
 
 def test_png_bytes_round_trip_through_pillow_and_refuse_other_arrays():

@@ -72,6 +72,11 @@ def test_out_is_checked_before_the_work(tmp_path):
     with pytest.raises(NotADirectoryError, match=r"a folder above it is a file"):
         write_map_set(small(1), afile / "sub", progress=stages.append)
     assert stages == [] and afile.read_text() == "mine"
+    # None was refused as "lstat: path should be string, bytes or os.PathLike".
+    for bad in (None, 3, ""):
+        with pytest.raises(TypeError, match=f"^out must be a directory path, got {bad!r}$"):
+            write_map_set(small(1), bad, progress=stages.append)
+    assert stages == []
 
 
 def test_out_on_a_read_only_file_system_is_named(tmp_path, monkeypatch):
@@ -113,6 +118,25 @@ def test_a_failed_run_leaves_the_previous_set_and_no_temporaries(tmp_path, monke
     with pytest.raises(OSError, match="disk trouble"):
         write_map_set(small(2), fresh)
     assert not fresh.exists(), "a failed first run leaves no empty directory"
+
+
+def test_a_set_gives_the_permissions_open_gives(tmp_path):
+    # A rerun gave every file 0666 less the umask, dropping the modes the
+    # files it replaced had (a private height.png became readable to all).
+    old = os.umask(0o027)
+    try:
+        write_map_set(small(1), tmp_path, tile=8)
+        written = [p for p in tmp_path.rglob("*") if p.is_file()]
+        assert {oct(p.stat().st_mode & 0o777) for p in written} == {oct(0o640)}
+        assert {oct(p.stat().st_mode & 0o777) for p in tmp_path.rglob("*") if p.is_dir()} == {
+            oct(0o750)
+        }
+        os.chmod(tmp_path / "height.png", 0o600)
+        write_map_set(small(2), tmp_path, tile=8)
+        assert (tmp_path / "height.png").stat().st_mode & 0o777 == 0o600
+        assert (tmp_path / "colour.png").stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)
 
 
 def test_manifest_lists_the_set_and_its_digests(tmp_path):

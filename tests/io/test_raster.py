@@ -60,6 +60,34 @@ def colours(h=300, w=420):
     return rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
 
 
+def test_a_cog_that_did_not_fit_on_the_disk_says_so(tmp_path, monkeypatch):
+    """GDAL removes the COG it could not finish and passes on libtiff's
+    error ('Write error at scanline 128'): with less free than the COG
+    needs, but more than two blocks, that was an internal error."""
+    import errno
+    import shutil
+    from collections import namedtuple
+
+    import rasterio.shutil
+    from rasterio._err import CPLE_AppDefinedError
+
+    def write_error(*args, **kwargs):
+        raise CPLE_AppDefinedError(1, 1, "TIFFAppendToStrip:Write error at scanline 128")
+
+    values = np.random.default_rng(4).random((400, 400))  # 640 kB staged, compressed or not
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(rasterio.shutil, "copy", write_error)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 10**9 - 500_000, 500_000))
+    with pytest.raises(OSError, match=r"No space left on device \(500000 bytes free\)") as caught:
+        write_cog(tmp_path / "w.tif", values, block=128)
+    assert caught.value.errno == errno.ENOSPC and caught.value.filename == str(tmp_path / "w.tif")
+    assert list(tmp_path.iterdir()) == []
+    # With room to spare it is GDAL's error, as it was.
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(10**9, 0, 10**9))
+    with pytest.raises(CPLE_AppDefinedError, match="scanline 128"):
+        write_cog(tmp_path / "w.tif", values, block=128)
+
+
 def test_pyramid_tiles_are_the_map_and_its_halvings(tmp_path):
     rgb = colours()
     source = Recording(rgb)
@@ -108,8 +136,11 @@ def test_pyramid_resumes_writing_only_the_missing_tiles(tmp_path, monkeypatch):
 
 
 def test_pyramid_refuses_bad_input(tmp_path):
-    with pytest.raises(ValueError, match="source must be uint8 RGB"):
+    # Float RGB was refused as "got 3 bands", which is what it asks for.
+    with pytest.raises(ValueError, match=r"source must be uint8 RGB .*, got float64 \(8, 8, 3\)"):
         write_tile_pyramid(tmp_path / "t", np.zeros((8, 8, 3)))
+    with pytest.raises(ValueError, match=r"got uint8 \(8, 8, 4\)"):
+        write_tile_pyramid(tmp_path / "t", np.zeros((8, 8, 4), np.uint8))
     with pytest.raises(ValueError, match="tile must be a power of two"):
         write_tile_pyramid(tmp_path / "t", np.zeros((8, 8, 3), np.uint8), tile=100)
     with pytest.raises(TypeError, match="source must be an array-like"):

@@ -174,6 +174,37 @@ def test_ctrl_c_on_a_local_cluster_stops_at_once_in_one_line(tmp_path):
     assert zarr.open_group(out / "world.zarr", mode="r")["done"][:].all()
 
 
+def test_a_run_killed_while_making_the_store_leaves_one_the_rerun_makes(tmp_path):
+    """A SIGKILL while the store's arrays were being made left a world.zarr
+    without worldgen's attributes, which every later run refused as 'not a
+    worldgen store'; now the store appears whole or not at all, and the
+    next run removes what the killed one was making."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "big"
+    args = ["map", "--width", "128", "--height", "96", "--block", "64", "--out", str(out),
+            "--export", "zarr"]  # fmt: skip
+    killed = (
+        "import os, signal, sys, zarr\n"
+        "made = zarr.Group.create_array\n"
+        "def create_array(self, *args, **kwargs):\n"
+        "    if kwargs.get('name', args[0] if args else None) == 'colour':\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    return made(self, *args, **kwargs)\n"
+        "zarr.Group.create_array = create_array\n"
+        "from worldgen.cli import app\n"
+        "app(sys.argv[1:])\n"
+    )
+    run = subprocess.run([sys.executable, "-c", killed, *args], capture_output=True, text=True)
+    assert run.returncode == -9, run.stderr
+    assert not (out / "world.zarr").exists()
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert zarr.open_group(out / "world.zarr", mode="r")["done"][:].all()
+    assert {p.name for p in out.iterdir()} == {"world.zarr", "worldgen-set.json"}
+
+
 def test_tiles_of_another_map_are_refused_not_kept(tmp_path):
     """A rerun keeps the tiles already made only when they are this map's:
     tiles/ left by another seed (its store removed, as the store's refusal
@@ -196,6 +227,67 @@ def test_tiles_of_another_map_are_refused_not_kept(tmp_path):
     (out / "tiles" / "0" / "0" / "0.png").unlink()
     assert runner.invoke(app, [*args, "--seed", "1"]).exit_code == 0
     assert {p: p.read_bytes() for p in (out / "tiles").rglob("*.png")} == before
+    # Also from a store of other blocks (the same pixels): they were refused
+    # as "the tiles of another map".
+    shutil.rmtree(out / "world.zarr")
+    (out / "tiles" / "0" / "0" / "0.png").unlink()
+    result = runner.invoke(app, [*[{"64": "128"}.get(a, a) for a in args], "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert {p: p.read_bytes() for p in (out / "tiles").rglob("*.png")} == before
+    assert json.loads((out / "tiles" / ".worldgen-source.json").read_text())["block"] == 128
+
+
+def test_outputs_of_another_map_are_not_left_beside_a_new_store(tmp_path):
+    """Removing world.zarr, as its refusal of another map advises, then
+    exporting only the store left the COG and the tiles of the old map
+    beside the new store; now they are refused before any work. The same
+    map's are kept."""
+    out = tmp_path / "big"
+    args = ["map", "--width", "128", "--height", "96", "--out", str(out)]
+    every = ["--block", "64", "--export", "zarr", "--export", "cog", "--export", "tiles"]
+    assert runner.invoke(app, [*args, "--seed", "1", *every]).exit_code == 0
+    kept = {p: p.read_bytes() for p in [out / "world.tif", *(out / "tiles").rglob("*.png")]}
+    import shutil
+
+    shutil.rmtree(out / "world.zarr")
+    result = runner.invoke(app, [*args, "--seed", "2", "--export", "zarr"])
+    assert result.exit_code == 1
+    assert f"world.tif and tiles in {out} are another map's" in result.output, result.output
+    assert "remove them or choose another --out" in result.output
+    assert not (out / "world.zarr").exists()
+    result = runner.invoke(app, [*args, "--seed", "2", "--export", "zarr", "--export", "cog"])
+    assert result.exit_code == 1
+    assert f"tiles in {out} is another map's" in result.output, result.output
+    # The same map (at another block size) keeps them, whole.
+    result = runner.invoke(app, [*args, "--seed", "1", "--block", "128", "--export", "zarr"])
+    assert result.exit_code == 0, result.output
+    assert {p: p.read_bytes() for p in kept} == kept
+
+
+def test_a_map_sets_height_tiles_never_join_a_pyramid_nor_remove_its_store(tmp_path, monkeypatch):
+    """--tile wrote a map set's height tiles into the pyramid's tiles/; a
+    rerun of the pyramid then listed them as its own in worldgen-set.json,
+    and the next map set with --tile, replacing them, removed the whole
+    pyramid set as stale: world.zarr and every tile."""
+    from worldgen.io import _mapset
+
+    out = tmp_path / "big"
+    size = ["--width", "128", "--height", "96", "--seed", "1", "--out", str(out)]
+    pyramid = ["map", *size, "--block", "64", "--export", "tiles"]
+    heights = ["map", *size, "--tile", "32"]
+    assert runner.invoke(app, pyramid).exit_code == 0
+    tiles = {p: p.read_bytes() for p in (out / "tiles").rglob("*") if p.is_file()}
+    result = runner.invoke(app, heights)
+    assert result.exit_code == 1
+    assert f"{out / 'tiles'} holds a z/x/y tile pyramid" in result.output, result.output
+    assert {p: p.read_bytes() for p in (out / "tiles").rglob("*") if p.is_file()} == tiles
+    # A folder an older worldgen mixed: the pyramid's rerun takes only its own files.
+    monkeypatch.setattr(_mapset, "_check_tiles_folder", lambda out, tile: None)
+    assert runner.invoke(app, heights).exit_code == 0
+    assert runner.invoke(app, pyramid).exit_code == 0
+    assert runner.invoke(app, heights).exit_code == 0
+    assert zarr.open_group(out / "world.zarr", mode="r")["done"][:].all()
+    assert all(p.read_bytes() == data for p, data in tiles.items())
 
 
 @pytest.mark.parametrize("case", ["tiles-file", "tiles-foreign", "cog-folder"])
@@ -248,11 +340,12 @@ def test_a_block_that_is_no_multiple_of_16_makes_a_cog(tmp_path):
         assert np.array_equal(src.read(1), zarr.open_group(tmp_path / "world.zarr")["height"][:])
 
 
-@pytest.mark.parametrize("stage", ["blocks", "cog"])
+@pytest.mark.parametrize("stage", ["blocks", "cog", "cog-libtiff"])
 def test_a_full_disk_is_one_line_naming_out_and_the_fix(tmp_path, monkeypatch, stage):
     """A disk that fills during the blocks or the COG (GDAL says only 'Write
-    failed'): one line naming the folder, what is kept and the fix, and no
-    partial COG."""
+    failed', or passes on libtiff's 'Write error at scanline 128', which was
+    an internal error): one line naming the folder, what is kept and the
+    fix, and no partial COG."""
     import errno
     import shutil
     from collections import namedtuple
@@ -274,6 +367,10 @@ def test_a_full_disk_is_one_line_naming_out_and_the_fix(tmp_path, monkeypatch, s
     else:
 
         def write_failed(*args, **kwargs):
+            if stage == "cog-libtiff":
+                from rasterio._err import CPLE_AppDefinedError
+
+                raise CPLE_AppDefinedError(1, 1, "TIFFAppendToStrip:Write error at scanline 128")
             raise rasterio.errors.RasterioIOError(
                 "Write failed. See previous exception for details."
             )
@@ -296,6 +393,25 @@ def test_a_full_disk_is_one_line_naming_out_and_the_fix(tmp_path, monkeypatch, s
     assert "free some space there or choose another --out" in result.output
     assert "the blocks made are kept in world.zarr" in result.output
     assert not (out / "world.tif").exists() and not list(out.glob(".world.tif*"))
+
+
+def test_a_full_disk_before_the_first_block_says_none_was_made(tmp_path, monkeypatch):
+    """It said 'the blocks made are kept in world.zarr' when there was none."""
+    import errno
+
+    from worldgen.scale import _store
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(_store, "_make_store", full)
+    out = tmp_path / "big"
+    args = ["map", "--width", "128", "--height", "96", "--export", "zarr", "--out", str(out)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    assert "no block was made; free some space there" in result.output, result.output
+    assert "kept in world.zarr" not in result.output
+    assert not out.exists()
 
 
 def test_out_of_memory_in_a_block_says_use_a_smaller_block(tmp_path, monkeypatch):

@@ -350,14 +350,46 @@ def test_a_stepped_windows_blocks_equal_the_whole_window(tmp_path):
 
 
 def test_a_store_whose_making_was_stopped_is_not_called_an_older_layout(tmp_path):
-    """A kill while the store's arrays were being created leaves a group
-    without worldgen's attributes: said so, not 'a store of an older
-    layout (format None)'."""
+    """A group without worldgen's attributes (another program's, or what a
+    run of an older worldgen killed while making its store left): said so,
+    not 'a store of an older layout (format None)'."""
     group = zarr.open_group(tmp_path / "s.zarr", mode="w-")
     group.create_array("height", shape=(64, 64), chunks=(64, 64), dtype=np.float32)
     with pytest.raises(ValueError, match="not a worldgen store") as caught:
         build_store(tmp_path / "s.zarr", "map", config(), block=64, window=Window(0, 0, 64, 64))
     assert "None" not in str(caught.value) and "remove it" in str(caught.value)
+
+
+def test_an_empty_folder_becomes_the_store(tmp_path):
+    # It was refused as "not a worldgen store (No group found in store...)".
+    (tmp_path / "s.zarr").mkdir()
+    build_store(tmp_path / "s.zarr", "map", config(), block=64, window=Window(0, 0, 64, 64))
+    assert zarr.open_group(tmp_path / "s.zarr", mode="r")["done"][:].all()
+    assert [p.name for p in tmp_path.iterdir()] == ["s.zarr"]
+
+
+@pytest.mark.parametrize(
+    ("change", "error", "said"),
+    [
+        ({"block": 10}, ValueError, "block must be an integer from 64 to 8192"),
+        ({"window": "x"}, TypeError, "window must be a Window"),
+        ({"formats": "zarr"}, TypeError, "formats must be a list of format names"),
+        ({"formats": None}, TypeError, "formats must be a list of format names"),
+        ({"config": "local"}, ValueError, "needs normalize='global' or 'none'"),
+    ],
+)
+def test_a_bad_request_is_refused_before_out_is_made(tmp_path, change, error, said):
+    # They were refused after out was made (an empty folder left), a window
+    # that is no Window as "'str' object has no attribute 'x'", formats
+    # "zarr" as "got ['z', 'a', 'r', 'r']".
+    from worldgen.scale import write_big_set
+
+    args = {"formats": ["zarr"], "window": Window(0, 0, 64, 64), **change}
+    cfg = map_config({"terrain": {"width": 64, "height": 64}}) if change.get("config") else config()
+    args.pop("config", None)
+    with pytest.raises(error, match=said):
+        write_big_set("map", cfg, None, tmp_path / "out", **args)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_relative_path_reaches_workers_in_another_folder(tmp_path, client, monkeypatch):

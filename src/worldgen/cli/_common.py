@@ -556,8 +556,10 @@ def _big(kind, settings, carving, out, window, export, dask, block) -> list[path
                 dask=dask, progress=advance,
             )  # fmt: skip
         except KeyboardInterrupt:
+            from worldgen.scale._write import _kept
+
             bar.stop()
-            _say_interrupted("the blocks made are kept in world.zarr; the same command resumes")
+            _say_interrupted(_kept(pathlib.Path(out)))
             raise typer.Exit(130) from None
         except MemoryError as exc:
             if "--block" in str(exc):

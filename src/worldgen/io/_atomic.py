@@ -5,18 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterator
 
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-# Files get the usual permissions (0666 less the umask), not mkstemp's 0600.
-_MODE = 0o666 & ~_umask()
 # The longest file name most file systems take, in bytes; a temporary name
 # adds 15 to the target's (".", ".", 8 random characters, ".part").
 _NAME_MAX = 255
@@ -37,7 +29,8 @@ def atomic_output(path: str | os.PathLike) -> Iterator[pathlib.Path]:
     The temporary file lives in the same directory (so the final rename is
     atomic), is flushed to disk before the rename, and is removed if the
     block raises or is interrupted, so no half-written file is ever left at
-    ``path``.
+    ``path``. The file ends with the permissions ``open(path, "w")`` gives:
+    those of the file it replaces, or 0666 less the umask for a new one.
 
     Examples
     --------
@@ -54,20 +47,43 @@ def atomic_output(path: str | os.PathLike) -> Iterator[pathlib.Path]:
             f"path {str(path)!r} is a folder ({target.resolve()}), not a file; give the file's name"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(
-        prefix=_temporary_prefix(target.name), suffix=".part", dir=target.parent
-    )
-    os.close(fd)
-    tmp = pathlib.Path(name)
+    tmp = _create_temporary(target)
     try:
         yield tmp
         with open(tmp, "rb+") as handle:
             os.fsync(handle.fileno())
-        os.chmod(tmp, _MODE)
+        keep_mode(tmp, target)
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _create_temporary(target: pathlib.Path) -> pathlib.Path:
+    """A new empty file beside ``target`` with a hidden temporary name,
+    made as ``open(path, "w")`` makes files: mode 0666 less the umask
+    (mkstemp's 0600 would leave every file unreadable to other users)."""
+    prefix = _temporary_prefix(target.name)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = target.parent / f"{prefix}{secrets.token_hex(4)}.part"
+        try:
+            os.close(os.open(tmp, flags, 0o666))
+        except FileExistsError:
+            continue
+        return tmp
+    raise FileExistsError(f"no free temporary name beside {target}")  # pragma: no cover
+
+
+def keep_mode(new: pathlib.Path, target: pathlib.Path) -> None:
+    """Give ``new``, about to replace ``target``, the permissions of the
+    file at ``target`` if there is one (as ``open(target, "w")`` keeps
+    them); a new file keeps its own."""
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode) & 0o777
+    except OSError:  # no file there (or none we may look at)
+        return
+    os.chmod(new, mode)
 
 
 def check_file_name(value: object, name: str, where: str = "directory") -> str:

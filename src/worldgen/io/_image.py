@@ -62,7 +62,9 @@ def png_bytes(image: np.ndarray, *, row_filter: str = "up") -> bytes:
             f"{image.dtype} {image.shape}"
         )
     height, width = image.shape[:2]
-    flat = (image.astype(">u2") if wide else image).reshape(height, -1).view(np.uint8)
+    # C order: a transposed (Fortran-ordered) array cannot be viewed as bytes row by row.
+    flat = np.ascontiguousarray(image.astype(">u2") if wide else image)
+    flat = flat.reshape(height, -1).view(np.uint8)
     rows = np.empty((height, flat.shape[1] + 1), dtype=np.uint8)
     rows[:, 0] = _FILTERS[row_filter]
     if row_filter == "up":

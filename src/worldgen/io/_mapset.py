@@ -20,6 +20,7 @@ from worldgen.io._heightmap import FORMATS, write_array, write_heightmap, write_
 from worldgen.io._image import write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._outset import output_set
+from worldgen.io._raster import PYRAMID_SOURCE, TILEJSON
 from worldgen.io._tilemap import write_tiled_json, write_tiles_csv
 from worldgen.noise._validate import check_instance
 from worldgen.products._carved import carve_window
@@ -117,11 +118,25 @@ def write_map_set(
     formats = _once(formats)
     _check_work(config, window=window, tile=tile)
     with output_set(out, command="map", about=_about(config)) as files:
+        _check_tiles_folder(files.out, tile)
         layers = make_layers(config, window, progress=progress)
         written = _write_layers(
             config, window, layers, files.staging, formats, tile, blend, progress
         )
     return files.final(written)
+
+
+def _check_tiles_folder(out: pathlib.Path, tile: int | None) -> None:
+    """Refuse, before any work, height tiles (``tile``) for a ``tiles/``
+    that holds a z/x/y tile pyramid (``--export tiles``): the two would be
+    mixed in one folder."""
+    folder = out / "tiles"
+    if tile is not None and any((folder / name).is_file() for name in (TILEJSON, PYRAMID_SOURCE)):
+        raise FileExistsError(
+            f"out: {folder} holds a z/x/y tile pyramid (--export tiles), which the height "
+            "tiles (--tile) would be mixed with; leave --tile out, remove the pyramid, or "
+            "choose another --out"
+        )
 
 
 def _about(config: MapConfig) -> str:
@@ -354,6 +369,7 @@ def write_terrain_set(
     _check_work(config, terrain_config, window=window, tile=tile, meshes=meshes)
     window = config.window if window is None else window
     with output_set(out, command="terrain", about=_about(config)) as files:
+        _check_tiles_folder(files.out, tile)
         written = _write_terrain(
             config, terrain_config, files.staging, formats, meshes, tile, blend, window, progress
         )

@@ -36,7 +36,7 @@ import threading
 from collections.abc import Iterable, Iterator
 
 from worldgen._ctrl_c import caused_by_ctrl_c
-from worldgen.io._atomic import atomic_output
+from worldgen.io._atomic import atomic_output, keep_mode
 
 try:
     import fcntl
@@ -84,6 +84,12 @@ def check_output_dir(out: str | os.PathLike, name: str = "out") -> pathlib.Path:
             f"{name}: cannot write into {path}; choose a directory you can write to"
         )
     return path
+
+
+def makes_output_dir(out: object) -> bool:
+    """Whether :func:`check_output_dir` would make ``out`` (nothing is
+    there yet): a run that then fails removes it if it is still empty."""
+    return isinstance(out, (str, os.PathLike)) and not os.path.lexists(out)
 
 
 class OutputSet:
@@ -160,7 +166,7 @@ def output_set(
     >>> sorted(p.name for p in out.iterdir())
     ['a.txt', 'worldgen-set.json']
     """
-    made = not os.path.lexists(out)
+    made = makes_output_dir(out)
     path = check_output_dir(out, name)
     had_files = not made and _holds_files(path)
     committed = False
@@ -427,6 +433,7 @@ def _swap_in(out: pathlib.Path, staging: pathlib.Path, plan: dict) -> None:
         if source.exists():  # else moved before a kill
             target = _inside(out, rel)
             target.parent.mkdir(parents=True, exist_ok=True)
+            keep_mode(source, target)
             os.replace(source, target)
     _write_manifest(out, plan["sets"])
 

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import pathlib
+import re
 import warnings
 from collections.abc import Callable
 
@@ -98,6 +99,7 @@ def write_cog(
     import rasterio
     import rasterio.errors
     import rasterio.shutil
+    from rasterio._err import CPLE_BaseError
     from rasterio.transform import from_origin
     from rasterio.windows import Window as RasterWindow
 
@@ -161,17 +163,22 @@ def write_cog(
                     staged, tmp, driver="COG", COMPRESS="DEFLATE", PREDICTOR="YES",
                     BLOCKSIZE=block, OVERVIEWS="AUTO", BIGTIFF="IF_SAFER",
                 )  # fmt: skip
-        except rasterio.errors.RasterioIOError as exc:
-            raise _no_room(exc, path, 2 * block * block * 4) from None
+        except (rasterio.errors.RasterioIOError, CPLE_BaseError) as exc:
+            # A full disk: 'Write failed', or libtiff's 'Write error at
+            # scanline 128', 'IO error writing tag data'... GDAL removes the
+            # COG it could not finish: it needs about twice the staged
+            # file's size (its overviews are written aside first).
+            done = staged.stat().st_size if staged.exists() else 0
+            raise _no_room(exc, path, 2 * block * block * 4 + 2 * done) from None
         finally:
             staged.unlink(missing_ok=True)
     return path
 
 
 def _no_room(exc: OSError, path: pathlib.Path, room: int) -> OSError:
-    """GDAL's write error (it says only 'Write failed'; libtiff printed the
-    cause) as ENOSPC naming the folder when less than ``room`` bytes are
-    free there; else ``exc`` itself."""
+    """GDAL's write error (it says only 'Write failed' or passes on
+    libtiff's; libtiff printed the cause) as ENOSPC naming the folder when
+    less than ``room`` bytes are free there; else ``exc`` itself."""
     import errno
     import shutil
 
@@ -184,6 +191,25 @@ def _no_room(exc: OSError, path: pathlib.Path, room: int) -> OSError:
 
 
 TILEJSON = "tiles.json"
+PYRAMID_SOURCE = ".worldgen-source.json"
+"""In a pyramid's folder: which store its tiles were cut from, written
+(by :func:`worldgen.scale.write_big_set`) before the first tile, so that a
+rerun keeps only tiles of the same map."""
+
+
+def pyramid_files(directory: pathlib.Path) -> list[pathlib.Path]:
+    """The files of the tile pyramid in ``directory`` (``{z}/{x}/{y}.png``,
+    ``tiles.json``, ``.worldgen-source.json``), none of any other file."""
+    own = {TILEJSON, PYRAMID_SOURCE}
+    return [
+        p
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+        and (
+            p.relative_to(directory).as_posix() in own
+            or re.fullmatch(r"\d+/\d+/\d+\.png", p.relative_to(directory).as_posix())
+        )
+    ]
 
 
 def write_tile_pyramid(
@@ -230,8 +256,11 @@ def write_tile_pyramid(
     """
     directory = pathlib.Path(directory)
     height, width, bands = _shape(source, "source", 3)
-    if bands != 3 or np.dtype(getattr(source, "dtype", np.uint8)) != np.uint8:
-        raise ValueError(f"source must be uint8 RGB (H, W, 3), got {bands} bands")
+    dtype = np.dtype(getattr(source, "dtype", np.uint8))
+    if bands != 3 or dtype != np.uint8:
+        raise ValueError(
+            f"source must be uint8 RGB (H, W, 3), got {dtype} {(height, width, bands)}"
+        )
     tile = check_int(tile, "tile", 64, 1024)
     if tile & (tile - 1):
         raise ValueError(f"tile must be a power of two, got {tile}")

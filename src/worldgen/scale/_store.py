@@ -31,7 +31,9 @@ SHA-256 of each layer's block (array ``sha256``: uint8 ``(rows, cols,
 layers, 32)``, one chunk per block, layers in :data:`LAYERS` order). zarr's
 ``LocalStore`` writes each chunk to a temporary file and renames it since
 zarr 3.1.3, hence the lower bound of the ``scale`` extra, so no chunk is
-ever half written. A rerun with the same config, window and block first
+ever half written; the store itself is made whole in a hidden folder
+beside it and renamed into place, so a run killed as it begins leaves no
+half-made store. A rerun with the same config, window and block first
 checks every done block against its digests: a block whose chunks were
 damaged, truncated or deleted since is made again (the same bytes as
 before), the others are kept. A store of another map, or of another
@@ -44,6 +46,7 @@ import hashlib
 import json
 import os
 import pathlib
+import secrets
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -188,64 +191,93 @@ def _identity(kind, config, terrain_config, window, block) -> dict:
 
 def open_store(path: str | os.PathLike, kind, config, terrain_config, window, block: int):
     """Open ``path`` for these blocks: made if missing, refused if it holds
-    another map. Returns the zarr group."""
+    another map. Returns the zarr group.
+
+    A new store is made whole beside ``path`` (see :func:`unfinished`) and
+    renamed into place, so a run killed while making it leaves no store
+    that later runs would refuse."""
     import zarr
 
     path = pathlib.Path(path)
     identity = _identity(kind, config, terrain_config, window, block)
-    if path.exists():
-        try:
-            group = zarr.open_group(path, mode="r+")
-            found = {k: group.attrs.get(k) for k in identity}
-            found["step"] = group.attrs.get("step", 1)  # stores before levels: cells
-        except (OSError, ValueError, KeyError) as exc:
-            raise ValueError(
-                f"out: {path} exists but is not a worldgen store ({exc}); "
-                "remove it or choose another --out"
-            ) from None
-        if found["kind"] is None:  # a run stopped while making it, or another program's
-            raise ValueError(
-                f"out: {path} is a Zarr group but not a worldgen store (it has none of its "
-                "attributes: a run stopped while making it, or another program wrote it); "
-                "remove it or choose another --out"
-            )
-        if found["format"] != FORMAT:
-            raise ValueError(
-                f"out: {path} is a store of an older layout (format {found['format']}, without "
-                f"block digests; this is format {FORMAT}): remove it to start again, or "
-                "choose another --out"
-            )
-        if found != identity:
-            differ = sorted(k for k in identity if found[k] != identity[k])
-            raise ValueError(
-                f"out: {path} holds another map (its {', '.join(differ)} differ); "
-                "choose another --out, or remove it to start again"
-            )
-        return group
-    group = zarr.open_group(path, mode="w-")
-    height, width = window.shape
-    for name in _layers(kind):
-        dtype = np.float32 if name in ("height", "eroded", "discharge") else np.uint8
-        shape, chunks = (height, width), (min(block, height), min(block, width))
-        if name == "colour":
-            shape, chunks = (*shape, 3), (*chunks, 3)
-        group.create_array(name, shape=shape, chunks=chunks, dtype=dtype, fill_value=0)
-    rows, cols = -(-height // block), -(-width // block)
-    layers = len(_layers(kind))
-    group.create_array(
-        "sha256", shape=(rows, cols, layers, 32), chunks=(1, 1, layers, 32), dtype=np.uint8,
-        fill_value=0,
-    )  # fmt: skip
-    group.create_array("done", shape=(rows, cols), chunks=(1, 1), dtype=np.uint8, fill_value=0)
-    group.attrs.update(
-        {
-            **identity,
-            "layers": {k: LAYERS[k] for k in _layers(kind)},
-            "biomes": list(config.biome_names),
-            "complete": False,
-        }
-    )
+    if not path.exists() or (path.is_dir() and not any(path.iterdir())):
+        # An empty folder (made by hand, or what an older worldgen killed as
+        # it began left) holds nothing to lose: the new store takes its place.
+        _make_store(path, kind, config, identity, window, block)
+    try:
+        group = zarr.open_group(path, mode="r+")
+        found = {k: group.attrs.get(k) for k in identity}
+        found["step"] = group.attrs.get("step", 1)  # stores before levels: cells
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(
+            f"out: {path} exists but is not a worldgen store ({exc}); "
+            "remove it or choose another --out"
+        ) from None
+    if found["kind"] is None:  # another program's, or an older worldgen's cut short
+        raise ValueError(
+            f"out: {path} is a Zarr group but not a worldgen store (it has none of its "
+            "attributes: another program wrote it, or a run of an older worldgen stopped "
+            "while making it); remove it or choose another --out"
+        )
+    if found["format"] != FORMAT:
+        raise ValueError(
+            f"out: {path} is a store of an older layout (format {found['format']}, without "
+            f"block digests; this is format {FORMAT}): remove it to start again, or "
+            "choose another --out"
+        )
+    if found != identity:
+        differ = sorted(k for k in identity if found[k] != identity[k])
+        raise ValueError(
+            f"out: {path} holds another map (its {', '.join(differ)} differ); "
+            "choose another --out, or remove it to start again"
+        )
     return group
+
+
+def unfinished(path: str | os.PathLike) -> list[pathlib.Path]:
+    """The stores for ``path`` whose making was cut short (a kill): hidden
+    folders ``.NAME.*.part`` beside it, which hold no block."""
+    path = pathlib.Path(path)
+    return sorted(p for p in path.parent.glob(f".{path.name}.*.part") if p.is_dir())
+
+
+def _make_store(path: pathlib.Path, kind, config, identity, window, block: int) -> None:
+    """Make the empty store in a hidden folder beside ``path``, then rename
+    it to ``path``: it appears with all its arrays and attributes, or not
+    at all."""
+    import shutil
+
+    import zarr
+
+    staged = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
+    try:
+        group = zarr.open_group(staged, mode="w-")
+        height, width = window.shape
+        for name in _layers(kind):
+            dtype = np.float32 if name in ("height", "eroded", "discharge") else np.uint8
+            shape, chunks = (height, width), (min(block, height), min(block, width))
+            if name == "colour":
+                shape, chunks = (*shape, 3), (*chunks, 3)
+            group.create_array(name, shape=shape, chunks=chunks, dtype=dtype, fill_value=0)
+        rows, cols = -(-height // block), -(-width // block)
+        layers = len(_layers(kind))
+        group.create_array(
+            "sha256", shape=(rows, cols, layers, 32), chunks=(1, 1, layers, 32), dtype=np.uint8,
+            fill_value=0,
+        )  # fmt: skip
+        group.create_array("done", shape=(rows, cols), chunks=(1, 1), dtype=np.uint8, fill_value=0)
+        group.attrs.update(
+            {
+                **identity,
+                "layers": {k: LAYERS[k] for k in _layers(kind)},
+                "biomes": list(config.biome_names),
+                "complete": False,
+            }
+        )
+        os.rename(staged, path)
+    except BaseException:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
 
 
 def blocks(window, block: int) -> list[tuple[tuple[int, int], object]]:
@@ -253,6 +285,50 @@ def blocks(window, block: int) -> list[tuple[tuple[int, int], object]]:
     samples a side, at its step), row by row."""
     cols = -(-window.width // block)
     return [(divmod(i, cols), part) for i, part in enumerate(window.tiles(block))]
+
+
+def check_request(kind: str, config, terrain_config, window, block: int) -> tuple:
+    """``(kind, terrain_config, window, block)`` checked (see
+    :func:`build_store`), with their defaults; refused before any file is
+    touched."""
+    from worldgen.noise._validate import check_choice, check_instance
+    from worldgen.products import MapConfig, TerrainConfig
+    from worldgen.world import Window
+
+    kind = check_choice(kind, "kind", ("map", "terrain"))
+    check_instance(config, "config", MapConfig)
+    if kind == "terrain":
+        terrain_config = TerrainConfig() if terrain_config is None else terrain_config
+        check_instance(terrain_config, "terrain_config", TerrainConfig)
+    else:
+        terrain_config = None
+    if not config.seamless:
+        raise ValueError(
+            "normalize='local' stretches each block to its own range; a map made in blocks "
+            "needs normalize='global' or 'none'"
+        )
+    window = config.window if window is None else window
+    check_instance(window, "window", Window)
+    if kind == "terrain":
+        if window.step != 1:
+            raise ValueError(
+                f"window: a terrain is carved on every cell, so its window needs step 1, got "
+                f"step {window.step}; make the terrain at full detail, or a map at that level"
+            )
+        for name, side in (("width", window.width), ("height", window.height)):
+            if side < 2:
+                raise ValueError(
+                    f"{name} must be at least 2 cells for a terrain (erosion moves between "
+                    f"cells), got {side}"
+                )
+    block = check_int(block, "block", 64, 8192)
+    try:
+        import zarr  # noqa: F401
+    except ImportError as exc:
+        from worldgen.scale._cluster import _missing
+
+        raise _missing(exc) from None
+    return kind, terrain_config, window, block
 
 
 def build_store(
@@ -300,43 +376,7 @@ def build_store(
     -------
     pathlib.Path
     """
-    from worldgen.noise._validate import check_choice, check_instance
-    from worldgen.products import MapConfig, TerrainConfig
-    from worldgen.world import Window
-
-    kind = check_choice(kind, "kind", ("map", "terrain"))
-    check_instance(config, "config", MapConfig)
-    if kind == "terrain":
-        terrain_config = TerrainConfig() if terrain_config is None else terrain_config
-        check_instance(terrain_config, "terrain_config", TerrainConfig)
-    else:
-        terrain_config = None
-    if not config.seamless:
-        raise ValueError(
-            "normalize='local' stretches each block to its own range; a map made in blocks "
-            "needs normalize='global' or 'none'"
-        )
-    window = config.window if window is None else window
-    check_instance(window, "window", Window)
-    if kind == "terrain":
-        if window.step != 1:
-            raise ValueError(
-                f"window: a terrain is carved on every cell, so its window needs step 1, got "
-                f"step {window.step}; make the terrain at full detail, or a map at that level"
-            )
-        for name, side in (("width", window.width), ("height", window.height)):
-            if side < 2:
-                raise ValueError(
-                    f"{name} must be at least 2 cells for a terrain (erosion moves between "
-                    f"cells), got {side}"
-                )
-    block = check_int(block, "block", 64, 8192)
-    try:
-        import zarr  # noqa: F401
-    except ImportError as exc:
-        from worldgen.scale._cluster import _missing
-
-        raise _missing(exc) from None
+    kind, terrain_config, window, block = check_request(kind, config, terrain_config, window, block)
     path = pathlib.Path(path)
     group = open_store(path, kind, config, terrain_config, window, block)
     where = str(path.absolute())  # as Dask workers in another folder find it

@@ -6,18 +6,16 @@ import contextlib
 import json
 import os
 import pathlib
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Sequence
 
-from worldgen.scale._store import BLOCK, build_store
+from worldgen.scale._store import BLOCK, build_store, check_request
 
 BIG_FORMATS = ("zarr", "cog", "tiles")
 """``--export`` formats written block by block, for maps of any size."""
 STORE = "world.zarr"
 COG = "world.tif"
 TILES = "tiles"
-TILES_SOURCE = ".worldgen-source.json"
-"""In ``tiles/``: which store the tiles were cut from, written before the
-first tile, so that a rerun keeps only tiles of the same map."""
 DASK_CELLS = 4096 * 4096
 """Maps of more cells than this run on a local Dask cluster unless told."""
 
@@ -46,44 +44,66 @@ def write_big_set(
     blocks of an earlier run read back), ``blocks``, ``cog`` and ``tiles``.
 
     One run at a time per folder (it is locked); a run first removes the
-    partial files a killed run left (``.world.tif.*.part*``, half-written
-    tiles), and drops from ``worldgen-set.json`` the sets these outputs
-    replace; once every output is complete, it records them there (each
-    file's size and SHA-256, as every set of worldgen's). Before any work it
-    refuses a ``world.tif`` that is a folder, a ``tiles`` that is a file, and
-    a ``tiles/`` holding tiles of another map (its ``.worldgen-source.json``
-    names the store they were cut from) or files worldgen did not write: a
-    rerun keeps the tiles already made only when they are this map's.
+    partial files a killed run left (a store it was making,
+    ``.world.tif.*.part*``, half-written tiles), and drops from
+    ``worldgen-set.json`` the sets these outputs replace; once every output
+    is complete, it records them there (each file's size and SHA-256, as
+    every set of worldgen's). Before any work it refuses a ``world.tif``
+    that is a folder, a ``tiles`` that is a file, and a ``tiles/`` holding
+    tiles of another map (its ``.worldgen-source.json`` names the store they
+    were cut from) or files worldgen did not write: a rerun keeps the tiles
+    already made only when they are this map's. Outputs not asked for are
+    left as they are, unless they are another map's (a ``world.tif`` or
+    ``tiles/`` worldgen made of another config or window): those are
+    refused, so that no folder holds one map's store beside another's COG or
+    tiles.
     """
-    from worldgen.io._outset import _locked, check_output_dir, forget_sets, record_set
+    from worldgen.io._outset import (
+        _locked,
+        check_output_dir,
+        forget_sets,
+        makes_output_dir,
+        record_set,
+    )
+    from worldgen.io._raster import pyramid_files
 
+    if isinstance(formats, str) or not isinstance(formats, Iterable):
+        raise TypeError(
+            f"formats must be a list of format names ({', '.join(BIG_FORMATS)}), got {formats!r}"
+        )
     formats = list(formats)
     unknown = sorted(set(formats) - set(BIG_FORMATS))
     if unknown or not formats:
         raise ValueError(f"formats must be some of {', '.join(BIG_FORMATS)}, got {formats!r}")
+    kind, terrain_config, window, block = check_request(kind, config, terrain_config, window, block)
+    made = makes_output_dir(out)
     out = check_output_dir(out)
-    window = config.window if window is None else window
     names = [STORE, *([COG] if "cog" in formats else []), *([TILES] if "tiles" in formats else [])]
-    source = None
-    if "tiles" in formats:
-        source = _tiles_source(kind, config, terrain_config, window, block)
-    with _locked(out, "out"):
-        _check_targets(out, formats, source)
-        _remove_partials(out)
-        forget_sets(out, names)
-        try:
-            written = _write(
-                kind, config, terrain_config, out, formats, window, block, dask, progress, source
-            )
-        except OSError as exc:
-            raise _no_room(exc, out) from None
-        files = [
-            p.relative_to(out).as_posix()
-            for name in names
-            for p in ([out / name] if (out / name).is_file() else sorted((out / name).rglob("*")))
-            if p.is_file()
-        ]
-        record_set(out, files, command=kind, about=_about(config, window, block))
+    source = _tiles_source(kind, config, terrain_config, window, block)
+    try:
+        with _locked(out, "out"):
+            _check_targets(out, formats, source)
+            _remove_partials(out)
+            forget_sets(out, names)
+            try:
+                written = _write(
+                    kind, config, terrain_config, out, formats, window, block, dask, progress,
+                    source,
+                )  # fmt: skip
+            except OSError as exc:
+                raise _no_room(exc, out) from None
+            # The pyramid's own files only: never height tiles a map set
+            # wrote into tiles/ (a set that replaced them would remove this
+            # one's).
+            found = {STORE: sorted((out / STORE).rglob("*")), COG: [out / COG]}
+            found[TILES] = pyramid_files(out / TILES) if TILES in names else []
+            files = [p.relative_to(out).as_posix() for n in names for p in found[n] if p.is_file()]
+            record_set(out, files, command=kind, about=_about(config, window, block))
+    except BaseException:
+        if made:  # leave no empty directory behind a failed first run
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
     return written
 
 
@@ -96,12 +116,18 @@ def _no_room(exc: OSError, out: pathlib.Path) -> OSError:
         return exc
     at = f", at {exc.filename}" if exc.filename is not None else ""
     clear = OSError(
-        f"out: no space left writing into {out} ({exc.strerror or exc}{at}); the blocks made "
-        "are kept in world.zarr and the same command resumes; free some space there or "
-        "choose another --out"
+        f"out: no space left writing into {out} ({exc.strerror or exc}{at}); {_kept(out)}; "
+        "free some space there or choose another --out"
     )
     clear.errno = exc.errno
     return clear
+
+
+def _kept(out: pathlib.Path) -> str:
+    """What a run into ``out`` that stopped leaves to resume from."""
+    if (out / STORE).is_dir():
+        return f"the blocks made are kept in {STORE}; the same command resumes"
+    return "no block was made"
 
 
 def _about(config, window, block: int) -> str:
@@ -122,36 +148,51 @@ def _tiles_source(kind, config, terrain_config, window, block) -> dict:
     store's identity without the config itself (its SHA-256 stands for it)."""
     from worldgen.scale._store import _identity
 
-    if kind == "terrain" and terrain_config is None:
-        from worldgen.products import TerrainConfig
-
-        terrain_config = TerrainConfig()
     identity = _identity(kind, config, terrain_config, window, block)
     return {k: v for k, v in identity.items() if k != "config"}
 
 
-def _check_targets(out: pathlib.Path, formats: Sequence[str], source: dict | None) -> None:
+def _check_targets(out: pathlib.Path, formats: Sequence[str], source: dict) -> None:
     """Refuse, before any work, outputs that cannot be written where they
-    go, and a ``tiles/`` whose tiles a rerun would keep though they are not
-    this map's."""
+    go, a ``tiles/`` whose tiles a rerun would keep though they are not
+    this map's, and a ``world.tif`` or ``tiles/`` of another map that this
+    run, not asked for them, would leave beside its own outputs."""
     cog, tiles = out / COG, out / TILES
     if "cog" in formats and cog.is_dir():
         raise IsADirectoryError(
             f"out: {cog} is a folder, where the COG goes; remove it or choose another --out"
         )
-    if "tiles" not in formats or not os.path.lexists(tiles):
+    if "tiles" in formats:
+        _check_tiles(tiles, source)
+    others = [
+        name
+        for name, export, made in ((COG, "cog", _cog_map), (TILES, "tiles", _tiles_map))
+        if export not in formats and made(out / name) not in (None, _map_of(source))
+    ]
+    if others:
+        is_, it, it_were = (
+            ("is", "it", "it were") if len(others) == 1 else ("are", "them", "they were")
+        )
+        raise FileExistsError(
+            f"out: {' and '.join(others)} in {out} {is_} another map's (another config, "
+            f"window or worldgen version), which this run would leave beside its {STORE} as "
+            f"if {it_were} this map's; remove {it} or choose another --out"
+        )
+
+
+def _check_tiles(tiles: pathlib.Path, source: dict) -> None:
+    """Refuse a ``tiles`` that is a file, or a ``tiles/`` whose files are
+    not this map's tiles."""
+    if not os.path.lexists(tiles):
         return
     if not tiles.is_dir():
         raise NotADirectoryError(
             f"out: {tiles} is a file, where the tile pyramid's folder goes; remove it or "
             "choose another --out"
         )
-    try:
-        found = json.loads((tiles / TILES_SOURCE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        found = None
-    if found == source:
-        return  # this map's tiles, from a run that stopped: kept
+    found = _tiles_marker(tiles)
+    if found is not None and _map_of(found) == _map_of(source):
+        return  # this map's tiles (whatever the block), from a run that stopped: kept
     if found is None and not any(tiles.iterdir()):
         return
     what = (
@@ -163,9 +204,62 @@ def _check_targets(out: pathlib.Path, formats: Sequence[str], source: dict | Non
     )
 
 
+def _map_of(found: dict) -> dict:
+    """Which map (and window of it) an output holds, whatever its block."""
+    return {k: found.get(k) for k in ("kind", "config_sha256", "window", "step", "worldgen")}
+
+
+def _tiles_marker(tiles: pathlib.Path) -> dict | None:
+    from worldgen.io._raster import PYRAMID_SOURCE
+
+    try:
+        found = json.loads((tiles / PYRAMID_SOURCE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _tiles_map(tiles: pathlib.Path) -> dict | None:
+    """The map the pyramid in ``tiles/`` was cut from; None if it is not
+    worldgen's (no readable ``.worldgen-source.json``)."""
+    found = _tiles_marker(tiles) if tiles.is_dir() else None
+    return None if found is None else _map_of(found)
+
+
+def _cog_map(cog: pathlib.Path) -> dict | None:
+    """The map of the COG at ``cog`` (its tags and geotransform); None if
+    there is none, it is not worldgen's or it cannot be read."""
+    if not cog.is_file():
+        return None
+    try:
+        import rasterio
+
+        with warnings.catch_warnings(), rasterio.open(cog) as src:
+            warnings.simplefilter("ignore")  # a world.tif of another program: no CRS...
+            tags, transform, shape = src.tags(), src.transform, (src.width, src.height)
+    except Exception:  # no rasterio, or a file GDAL cannot read: not ours to judge
+        return None
+    if "config_sha256" not in tags or "kind" not in tags:
+        return None
+    return {
+        "kind": tags["kind"],
+        "config_sha256": tags["config_sha256"],
+        "window": [round(transform.c), round(-transform.f), *shape],
+        "step": round(transform.a),
+        "worldgen": tags.get("worldgen"),
+    }
+
+
 def _remove_partials(out: pathlib.Path) -> None:
-    """The partial files of a killed run: the COG's staged copies (GDAL's
-    ``.ovr.tmp`` among them) and the tile pyramid's unfinished tiles."""
+    """The partial files of a killed run: a store it was making (which
+    holds no block yet), the COG's staged copies (GDAL's ``.ovr.tmp``
+    among them) and the tile pyramid's unfinished tiles."""
+    import shutil
+
+    from worldgen.scale._store import unfinished
+
+    for store in unfinished(out / STORE):
+        shutil.rmtree(store, ignore_errors=True)
     for part in out.glob(f".{COG}.*"):
         if ".part" in part.name:
             part.unlink(missing_ok=True)
@@ -177,6 +271,7 @@ def _remove_partials(out: pathlib.Path) -> None:
 def _write(kind, config, terrain_config, out, formats, window, block, dask, progress, source):
     from worldgen.io import write_cog, write_tile_pyramid
     from worldgen.io._atomic import atomic_output
+    from worldgen.io._raster import PYRAMID_SOURCE
     from worldgen.scale._cluster import ENV, connect
 
     if dask is None:
@@ -220,8 +315,8 @@ def _write(kind, config, terrain_config, out, formats, window, block, dask, prog
             )
         )
     if "tiles" in formats:
-        marker = out / TILES / TILES_SOURCE
-        if not marker.is_file():  # before the first tile
+        marker = out / TILES / PYRAMID_SOURCE
+        if _tiles_marker(out / TILES) != source:  # before the first tile, or another block
             with atomic_output(marker) as tmp:
                 tmp.write_text(json.dumps(source, sort_keys=True), encoding="utf-8")
         written.append(write_tile_pyramid(out / TILES, group["colour"], progress=stage("tiles")))
