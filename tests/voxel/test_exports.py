@@ -227,25 +227,54 @@ def _read_vox(path):
     return sizes, models, translations, palette
 
 
-def _check_vox(area, sizes, models, translations):
-    """Put every voxel back in a box of the area, with the scene's placement
-    (one model: at the origin); the lowest model starts at the lowest layer
-    with a block on the area's sides (they always show). Every voxel is its
-    block, and the cut faces and every column's top block are there."""
-    depth = area.shape[1]
-    if not translations:
-        translations = {0: tuple(s // 2 for s in sizes[0])}
-    sides = np.concatenate([area[:, 0], area[:, -1], area[:, :, 0], area[:, :, -1]], axis=1)
-    base = np.nonzero(sides.any(axis=1))[0][0]
-    lowest = min(translations[m][2] - sizes[m][2] // 2 for m in range(len(models)))
-    placed = np.zeros_like(area)
+def _py_vox_io(path):
+    """The file read by py-vox-io, which knows no scene graph (it stops at
+    an nTRN chunk): its models, palette and materials, from a copy without
+    the scene graph's chunks (and with the model count in a PACK chunk, the
+    older files' way, which it reads)."""
+    data = path.read_bytes()
+    kept, pos, count = [], 20, 0
+    while pos < len(data):
+        kind, n, m = struct.unpack_from("<4sii", data, pos)
+        if kind not in (b"nTRN", b"nGRP", b"nSHP"):
+            kept.append(data[pos : pos + 12 + n + m])
+        count += kind == b"SIZE"
+        pos += 12 + n + m
+    body = b"PACK" + struct.pack("<iii", 4, 0, count) + b"".join(kept)
+    copy = path.with_name(path.name + ".models")
+    copy.write_bytes(data[:8] + b"MAIN" + struct.pack("<ii", 0, len(body)) + body)
+    return VoxParser(str(copy)).parse()
+
+
+def _placed(sizes, models, translations):
+    """Every voxel's place in the scene, (N, 3), and its colour index: a
+    model's voxel i stands at its translation + i - size // 2 (one model
+    without a scene graph: centred on the origin)."""
+    places, colours = [], []
     for m, voxels in enumerate(models):
         assert all(1 <= s <= 256 for s in sizes[m])
-        t, s = translations[m], sizes[m]
-        u = voxels[:, 0].astype(int) + t[0] - s[0] // 2
-        v = voxels[:, 1].astype(int) + t[1] - s[1] // 2
-        w = voxels[:, 2].astype(int) + t[2] - s[2] // 2 - lowest + base
-        placed[w, depth - 1 - v, u] = voxels[:, 3]
+        t = np.array(translations.get(m, (0, 0, 0)) if translations else (0, 0, 0))
+        places.append(voxels[:, :3].astype(int) + t - np.array(sizes[m]) // 2)
+        colours.append(voxels[:, 3])
+    return np.concatenate(places), np.concatenate(colours)
+
+
+def _check_vox(area, sizes, models, translations):
+    """Put every voxel back in a box of the area, with the scene's placement:
+    the area's middle column at x = y = 0, its lowest visible block (the
+    lowest layer with a block on its sides, which always show) on the
+    ground, z = 0, and all within MagicaVoxel's scene, -1000 to 999 across,
+    0 to 999 up. Every voxel is its block, and the cut faces and every
+    column's top block are there."""
+    depth, width = area.shape[1:]
+    sides = np.concatenate([area[:, 0], area[:, -1], area[:, :, 0], area[:, :, -1]], axis=1)
+    base = np.nonzero(sides.any(axis=1))[0][0]
+    at, colours = _placed(sizes, models, translations)
+    assert at[:, :2].min() >= -1000 and at[:, :2].max() <= 999
+    assert at[:, 2].min() == 0 and at[:, 2].max() <= 999
+    u, v, w = at[:, 0] + width // 2, at[:, 1] + depth // 2, at[:, 2] + base
+    placed = np.zeros_like(area)
+    placed[w, depth - 1 - v, u] = colours
     written = placed != 0
     np.testing.assert_array_equal(placed[written], area[written])
     for face in (np.s_[:, 0], np.s_[:, -1], np.s_[:, :, 0], np.s_[:, :, -1]):
@@ -262,7 +291,7 @@ def test_vox_export_read_back_by_two_readers(spawn_set):
     for block in range(1, len(NAMES)):
         assert tuple(palette[block - 1, :3]) == config.palette[block][1]
     _check_vox(area, sizes, models, translations)
-    vox = VoxParser(str(spawn_set / "world.vox")).parse()  # one model: py-vox-io reads it
+    vox = _py_vox_io(spawn_set / "world.vox")
     assert len(vox.models) == len(models) == 1
     read = np.array([(v.x, v.y, v.z, v.c) for v in vox.models[0].voxels], np.uint8)
     np.testing.assert_array_equal(read, models[0])
@@ -291,7 +320,7 @@ def test_vox_single_model_read_by_py_vox_io(tmp_path):
     palette = np.zeros((256, 4), np.uint8)
     palette[:, 0] = np.arange(256)
     write_vox(tmp_path / "a.vox", models, palette)
-    vox = VoxParser(str(tmp_path / "a.vox")).parse()
+    vox = _py_vox_io(tmp_path / "a.vox")
     assert len(vox.models) == 1
     model = vox.models[0]
     (_, size, voxels) = models[0]
@@ -303,6 +332,56 @@ def test_vox_single_model_read_by_py_vox_io(tmp_path):
     base = np.nonzero((blocks != 0).any(axis=(1, 2)))[0][0]
     for (u, v, w), c in read.items():
         assert blocks[w + base, blocks.shape[1] - 1 - v, u] == c
+
+
+def test_a_wide_vox_scene_is_centred_on_the_ground_within_magicavoxels_reach(tmp_path):
+    # The models stood from 0 to twice the radius across: past MagicaVoxel's
+    # scene (-1000 to 999) for a radius over 500.
+    blocks = np.zeros((12, 2000, 2000), np.uint8)
+    blocks[2, 0, 0] = 1  # north-west corner, the lowest block
+    blocks[3, -1, -1] = 2  # south-east corner
+    blocks[11, 1000, 1000] = 3  # the middle column, at the top
+    models = vox_models(blocks)
+    write_vox(tmp_path / "wide.vox", models, np.zeros((256, 4), np.uint8))
+    sizes, read, translations, _ = _read_vox(tmp_path / "wide.vox")
+    at, colours = _placed(sizes, read, translations)
+    assert sorted(zip(map(tuple, at.tolist()), colours.tolist())) == [
+        ((-1000, 999, 0), 1), ((0, -1, 9), 3), ((999, -1000, 1), 2)
+    ]  # fmt: skip
+    vox = _py_vox_io(tmp_path / "wide.vox")
+    assert sorted((v.x, v.y, v.z, v.c) for m in vox.models for v in m.voxels) == sorted(
+        tuple(v) for m in read for v in m.tolist()
+    )
+    with pytest.raises(ValueError, match="2000 x 2000"):
+        vox_models(np.ones((4, 2001, 8), np.uint8))
+    with pytest.raises(ValueError, match="1000 voxels up"):
+        vox_models(np.ones((1001, 2, 2), np.uint8))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--radius", "1001"], "--radius 1000 or less"),
+        (["--radius", "4", "--config", "{tall}"], "y_max - y_min of at most 1000"),
+    ],
+)
+def test_a_vox_export_magicavoxel_could_not_show_is_refused_before_any_work(
+    tmp_path, monkeypatch, options, message
+):
+    import worldgen.voxel._outputs as outputs
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("work began")
+
+    monkeypatch.setattr(outputs, "world_set_memory", no_work)
+    tall = tmp_path / "tall.toml"
+    tall.write_text("y_min = -64\ny_max = 960\n")
+    out = tmp_path / "set"
+    options = [o.format(tall=tall) for o in options]
+    args = ["world", "--out", str(out), "--x", "0", "--z", "0", "--export", "vox", *options]
+    bad = runner.invoke(app, args)
+    assert bad.exit_code == 1 and message in bad.output, bad.output
+    assert not out.exists()
 
 
 def test_level_dat_is_gzipped_nbt(spawn_set):

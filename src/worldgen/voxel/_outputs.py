@@ -21,7 +21,7 @@ from worldgen.noise._validate import check_instance, check_int
 from worldgen.voxel._blocks import AIR
 from worldgen.voxel._chunk import CHUNK, Chunk, chunk_range
 from worldgen.voxel._config import VoxelConfig
-from worldgen.voxel._exports import square_chunks, surface_and_water, vox_models
+from worldgen.voxel._exports import VOX_REACH, square_chunks, surface_and_water, vox_models
 from worldgen.voxel._generator import generate_chunk
 from worldgen.voxel._minecraft import SAVED, check_range, chunk_bytes, level_tag
 from worldgen.voxel._render import cross_section, top_down
@@ -120,7 +120,9 @@ def write_world_set(
       :mod:`worldgen.voxel._minecraft`); Minecraft makes its own terrain
       beyond them;
     - ``'vox'``: ``world.vox``, the square's visible blocks as MagicaVoxel
-      models (see :func:`worldgen.voxel._exports.vox_models`).
+      models (see :func:`worldgen.voxel._exports.vox_models`), centred on
+      the scene's middle and standing on its ground; MagicaVoxel's scene
+      takes a ``radius`` of at most 1000 and a world at most 1000 high.
 
     ``names``: what errors call the parameters, by parameter name (the
     command line gives its options, ``{"mesh_radius": "--mesh-radius"}``);
@@ -143,6 +145,8 @@ def write_world_set(
                     f"it (the game could not load those chunks); export a square within "
                     f"+-{MINECRAFT_BORDER:,}"
                 )
+    if "vox" in exports:
+        check_vox_area(config, radius, name)
     chunks, need = world_set_memory(config, x, z, radius, exports)
     check_memory(
         need,
@@ -221,6 +225,25 @@ def check_world_request(
             "it out to use every CPU"
         )
     return x, z, radius, mesh_radius
+
+
+def check_vox_area(config: VoxelConfig, radius: int, name: Callable[[str], str]) -> None:
+    """Refuse a ``.vox`` export MagicaVoxel could not show whole (see
+    :data:`worldgen.voxel._exports.VOX_REACH`): a square wider than its
+    scene, or a world taller than it draws."""
+    if radius > VOX_REACH:
+        raise ValueError(
+            f"{name('radius')}: MagicaVoxel's scene reaches {VOX_REACH} voxels either side of "
+            f"its middle, so the .vox export takes a radius of at most {VOX_REACH}, got "
+            f"{radius}; give {name('radius')} {VOX_REACH} or less (several runs around "
+            "different centres export a larger area)"
+        )
+    if config.height > VOX_REACH:
+        raise ValueError(
+            f"{name('exports')}: MagicaVoxel draws {VOX_REACH} voxels up from its ground, and "
+            f"the world's y_min..y_max spans {config.height}; for the .vox export give "
+            f"y_max - y_min of at most {VOX_REACH}"
+        )
 
 
 def world_set_memory(
