@@ -403,6 +403,43 @@ def test_minecraft_world_is_the_same_bytes_at_any_time(spawn_set, tmp_path, monk
         assert (again / name).read_bytes() == (first / name).read_bytes(), name
 
 
+def _files(folder):
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("played", ["level.dat", "region", "added"])
+def test_a_minecraft_save_changed_since_it_was_written_is_not_written_over(
+    tmp_path, monkeypatch, played
+):
+    # A rerun replaced the level.dat and regions that Minecraft had saved.
+    import worldgen.voxel._outputs as outputs
+
+    out = _world(tmp_path / "set", 0, 0, "mca", radius=8)
+    minecraft = out / "minecraft"
+    written = _files(minecraft)
+    assert _files(_world(out, 0, 0, "mca", radius=8) / "minecraft") == written  # untouched: again
+    if played == "added":
+        (minecraft / "playerdata").mkdir()
+        (minecraft / "playerdata" / "a.dat").write_bytes(b"player")
+    else:
+        changed = (
+            minecraft / "level.dat" if played == "level.dat" else min(minecraft.rglob("*.mca"))
+        )
+        changed.write_bytes(changed.read_bytes()[::-1])
+    now = _files(minecraft)
+    with monkeypatch.context() as m:
+        m.setattr(outputs, "open_world", lambda *a, **k: pytest.fail("work began"))
+        args = ["world", "--out", str(out), "--x", "0", "--z", "0", "--radius", "8"]
+        bad = runner.invoke(app, [*args, "--mesh-radius", "8", "--export", "mca"])
+    assert bad.exit_code == 1, bad.output
+    assert "--out" in bad.output and "--overwrite-save" in bad.output, bad.output
+    assert _files(minecraft) == now
+    _world(out, 0, 0, "mca", radius=8, options=["--overwrite-save"])
+    assert {k: v for k, v in _files(minecraft).items() if k in written} == written
+    if played == "added":
+        assert (minecraft / "playerdata" / "a.dat").read_bytes() == b"player"  # the game's own
+
+
 def test_export_errors_name_the_parameter(tmp_path):
     bad = runner.invoke(app, ["world", "--out", str(tmp_path), "--export", "png"])
     assert bad.exit_code != 0 and "export" in bad.output

@@ -267,6 +267,43 @@ def read_manifest(out: str | os.PathLike) -> list[dict]:
     return [s for s in sets if isinstance(s, dict)] if isinstance(sets, list) else []
 
 
+def changed_files(out: str | os.PathLike, folder: str) -> list[str]:
+    """The files under ``folder`` (relative to ``out``) that are not as a
+    complete set in ``out``'s manifest recorded them: changed (another size
+    or SHA-256) or added since, by something other than worldgen; sorted
+    paths relative to ``out``. None when the folder is missing.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp())
+    >>> with output_set(out, command="demo") as files:
+    ...     (files.staging / "save").mkdir()
+    ...     _ = (files.staging / "save" / "a.txt").write_text("a")
+    >>> changed_files(out, "save")
+    []
+    >>> _ = (out / "save" / "a.txt").write_text("b")
+    >>> changed_files(out, "save")
+    ['save/a.txt']
+    """
+    out = pathlib.Path(out)
+    recorded = {rel: info for s in read_manifest(out) for rel, info in s.get("files", {}).items()}
+    changed = []
+    for root, _, names in os.walk(out / folder):
+        for file in names:
+            path = pathlib.Path(root, file)
+            rel = path.relative_to(out).as_posix()
+            info = recorded.get(rel)
+            if not (
+                isinstance(info, dict)
+                and path.is_file()
+                and path.stat().st_size == info.get("bytes")
+                and _digest(path) == info.get("sha256")
+            ):
+                changed.append(rel)
+    return sorted(changed)
+
+
 def recover(out: pathlib.Path) -> None:
     """Finish or remove what killed runs left in ``out`` (call with its lock).
 

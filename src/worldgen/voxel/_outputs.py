@@ -14,7 +14,7 @@ import numpy as np
 from worldgen._memory import VOX_CHUNK_COPIES, WORLD_CHUNK_COPIES, check_memory
 from worldgen.io._heightmap import write_array
 from worldgen.io._image import write_rgb_png
-from worldgen.io._outset import output_set
+from worldgen.io._outset import changed_files, output_set
 from worldgen.io._region import REGION, region_name, write_nbt_file, write_region
 from worldgen.io._vox import write_vox
 from worldgen.noise._validate import check_instance, check_int
@@ -88,6 +88,7 @@ def write_world_set(
     threads: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     exports: Sequence[str] = (),
+    overwrite_save: bool = False,
     names: Mapping[str, str] | None = None,
 ) -> list[pathlib.Path]:
     """Generate every chunk within ``radius`` blocks of ``(x, z)`` into the
@@ -118,7 +119,12 @@ def write_world_set(
       ``level.dat`` (spawn over the land nearest ``(x, z)``, on its top block) and
       ``region/r.X.Z.mca`` holding every chunk of the square whole (see
       :mod:`worldgen.voxel._minecraft`); Minecraft makes its own terrain
-      beyond them;
+      beyond them. A ``minecraft/`` already in ``out`` that is not as this
+      function wrote it (a ``level.dat`` or region Minecraft saved, a
+      file it added: the world was played, or is not worldgen's) is
+      refused before any work unless ``overwrite_save``, which writes the
+      new ``level.dat`` and regions over it (the game's other files
+      stay); a rerun over an untouched export writes it again;
     - ``'vox'``: ``world.vox``, the square's visible blocks as MagicaVoxel
       models (see :func:`worldgen.voxel._exports.vox_models`), centred on
       the scene's middle and standing on its ground; MagicaVoxel's scene
@@ -135,6 +141,8 @@ def write_world_set(
         x=x, z=z, radius=radius, mesh_radius=mesh_radius, threads=threads, names=names
     )
     exports = _check_exports(exports, name("exports"))
+    if not isinstance(overwrite_save, bool):
+        raise TypeError(f"{name('overwrite_save')} must be True or False, got {overwrite_save!r}")
     if "mca" in exports:
         check_range(config.y_min, config.y_max)
         for axis, centre in (("x", x), ("z", z)):
@@ -167,6 +175,8 @@ def write_world_set(
     with output_set(
         out, command="world", about=about, name=name("out"), names=files_named
     ) as files:
+        if "mca" in exports and not overwrite_save:
+            check_unplayed(files.out, name)
         store_path = files.out / "world.db" if store is None else store
         try:
             world, chunk_store = open_world(config, store_path, threads=threads)
@@ -225,6 +235,22 @@ def check_world_request(
             "it out to use every CPU"
         )
     return x, z, radius, mesh_radius
+
+
+def check_unplayed(out: pathlib.Path, name: Callable[[str], str]) -> None:
+    """Refuse to write over ``out/minecraft`` unless every file in it is
+    as worldgen's manifest recorded it (see
+    :func:`worldgen.io._outset.changed_files`): Minecraft changes
+    ``level.dat`` and the regions it saves, and adds files of its own."""
+    changed = changed_files(out, "minecraft")
+    if changed:
+        more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+        raise FileExistsError(
+            f"{name('out')}: {out / 'minecraft'} has changed since worldgen wrote it "
+            f"({changed[0]}{more}): Minecraft may have played it, and the export would write "
+            f"over its level.dat and regions; choose another {name('out')}, or give "
+            f"{name('overwrite_save')} to write over it"
+        )
 
 
 def check_vox_area(config: VoxelConfig, radius: int, name: Callable[[str], str]) -> None:
