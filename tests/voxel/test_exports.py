@@ -454,6 +454,24 @@ def test_export_errors_name_the_parameter(tmp_path):
         # The chunk store may not take a name the set writes.
         (["--radius", "4", "--export", "npy", "--store", "{out}/surface.npy"], "store:"),
         (["--radius", "4", "--store", "{out}/region.glb"], "another file name"),
+        # A store in the Minecraft world was written over by a region, or
+        # left in the save (its own files beside it).
+        (
+            [
+                "--x",
+                "0",
+                "--z",
+                "0",
+                "--radius",
+                "4",
+                "--export",
+                "mca",
+                "--store",
+                "{out}/minecraft/region/r.0.0.mca",
+            ],
+            "its own minecraft",
+        ),
+        (["--radius", "4", "--store", "{out}/minecraft/world.db"], "its own minecraft"),
     ],
 )
 def test_world_refuses_what_it_could_not_write_whole(tmp_path, options, message):

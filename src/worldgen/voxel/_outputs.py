@@ -166,11 +166,14 @@ def write_world_set(
     about = f"seed {config.seed}, {radius} blocks around {x}, {z}"
     if store is not None:
         store = pathlib.Path(store)
-        if store.name in SET_NAMES and store.resolve().parent == pathlib.Path(out).resolve():
-            raise ValueError(
-                f"{name('store')}: {store} is where the set writes its own {store.name}; choose "
-                "another file name for the chunk store (the default is world.db)"
-            )
+        where = store.resolve()
+        if where.is_relative_to(pathlib.Path(out).resolve()):
+            top = where.relative_to(pathlib.Path(out).resolve()).parts[:1]
+            if top and top[0] in SET_NAMES:  # a file of the set, or in its minecraft/
+                raise ValueError(
+                    f"{name('store')}: {store} is where the set writes its own {top[0]}; "
+                    "choose another file name for the chunk store (the default is world.db)"
+                )
     files_named = _set_names(x, z, radius, exports)
     with output_set(
         out, command="world", about=about, name=name("out"), names=files_named
