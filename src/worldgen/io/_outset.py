@@ -30,12 +30,10 @@ import json
 import os
 import pathlib
 import shutil
-import signal
 import tempfile
-import threading
 from collections.abc import Iterable, Iterator
 
-from worldgen._ctrl_c import caused_by_ctrl_c
+from worldgen._ctrl_c import caused_by_ctrl_c, ctrl_c_held
 from worldgen.io._atomic import atomic_output
 
 try:
@@ -402,7 +400,7 @@ def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str, 
     plan = {"sets": [*kept, entry], "files": files, "stale": stale}
     with atomic_output(staging / _COMMIT) as tmp:
         tmp.write_text(json.dumps(plan), encoding="utf-8")
-    with _ctrl_c_deferred():  # the moves take milliseconds: let them finish
+    with ctrl_c_held(SavedInterrupt):  # the moves take milliseconds: let them finish
         _swap_in(out, staging, plan)
         (staging / _COMMIT).unlink()
 
@@ -420,25 +418,6 @@ class UnsavedInterrupt(KeyboardInterrupt):
     def __init__(self, had_files: bool):
         super().__init__()
         self.had_files = had_files
-
-
-@contextlib.contextmanager
-def _ctrl_c_deferred() -> Iterator[None]:
-    """Hold SIGINT until the block ends, then deliver it (main thread only):
-    as :class:`SavedInterrupt` if Python's own handler was to take it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if received:
-            if previous is signal.default_int_handler:
-                raise SavedInterrupt
-            signal.raise_signal(signal.SIGINT)
 
 
 def _swap_in(out: pathlib.Path, staging: pathlib.Path, plan: dict) -> None:
