@@ -11,7 +11,12 @@ from collections.abc import Callable, Mapping, Sequence
 import numba
 import numpy as np
 
-from worldgen._memory import VOX_CHUNK_COPIES, WORLD_CHUNK_COPIES, check_memory
+from worldgen._memory import (
+    MESH_CHUNK_COPIES,
+    VOX_CHUNK_COPIES,
+    WORLD_CHUNK_COPIES,
+    check_memory,
+)
 from worldgen.io._heightmap import write_array
 from worldgen.io._image import write_rgb_png
 from worldgen.io._outset import changed_files, output_set
@@ -155,13 +160,15 @@ def write_world_set(
                 )
     if "vox" in exports:
         check_vox_area(config, radius, name)
-    chunks, need = world_set_memory(config, x, z, radius, exports)
+    chunks, need = world_set_memory(config, x, z, radius, exports, mesh_radius=mesh_radius)
     check_memory(
         need,
         name("radius"),
-        f"{chunks:,} chunks within {radius} blocks",
-        f"choose a smaller {name('radius')}; chunks already in the store are read, not made "
-        "again, so a big world can be filled by several runs around different points",
+        f"{chunks:,} chunks within {radius} blocks"
+        + (f", meshed within {mesh_radius}," if mesh_radius > MESH_RADIUS else ""),
+        f"choose a smaller {name('radius')} or {name('mesh_radius')}; chunks already in the "
+        "store are read, not made again, so a big world can be filled by several runs around "
+        "different points",
     )
     about = f"seed {config.seed}, {radius} blocks around {x}, {z}"
     if store is not None:
@@ -276,17 +283,28 @@ def check_vox_area(config: VoxelConfig, radius: int, name: Callable[[str], str])
 
 
 def world_set_memory(
-    config: VoxelConfig, x: int, z: int, radius: int, exports: Sequence[str] = ()
+    config: VoxelConfig,
+    x: int,
+    z: int,
+    radius: int,
+    exports: Sequence[str] = (),
+    *,
+    mesh_radius: int | None = None,
 ) -> tuple[int, float]:
     """How many chunks :func:`write_world_set` holds at once, and the bytes
-    of memory it needs at its peak, estimated (see :mod:`worldgen._memory`)."""
+    of memory it needs at its peak, estimated (see :mod:`worldgen._memory`);
+    ``mesh_radius`` as :func:`write_world_set` takes it."""
     chunks = len(chunk_range(x, z, radius))
     copies = WORLD_CHUNK_COPIES
     if exports:
         chunks = max(chunks, len(square_chunks(x - radius, z - radius, 2 * radius, 2 * radius)))
     if "vox" in exports:
         copies += VOX_CHUNK_COPIES
-    return chunks, copies * chunks * config.height * CHUNK * CHUNK
+    meshed = len(
+        chunk_range(x, z, min(MESH_RADIUS, radius) if mesh_radius is None else mesh_radius)
+    )
+    chunk_bytes = config.height * CHUNK * CHUNK
+    return chunks, (copies * chunks + MESH_CHUNK_COPIES * meshed) * chunk_bytes
 
 
 def _namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
