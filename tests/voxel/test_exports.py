@@ -440,6 +440,25 @@ def test_a_minecraft_save_changed_since_it_was_written_is_not_written_over(
         assert (minecraft / "playerdata" / "a.dat").read_bytes() == b"player"  # the game's own
 
 
+def test_a_set_without_the_minecraft_export_does_not_remove_a_played_save(tmp_path):
+    # It replaced the set that wrote minecraft/, and removed its level.dat
+    # and regions as that set's files, played or not.
+    out = _world(tmp_path / "set", 0, 0, "mca", radius=8)
+    minecraft = out / "minecraft"
+    (minecraft / "session.lock").write_bytes(b"played")
+    played = _files(minecraft)
+    args = ["world", "--out", str(out), "--x", "0", "--z", "0", "--radius", "8"]
+    bad = runner.invoke(app, [*args, "--mesh-radius", "8"])
+    assert bad.exit_code == 1 and "would remove its level.dat" in bad.output, bad.output
+    assert "--overwrite-save" in bad.output and _files(minecraft) == played
+    # A minecraft/ worldgen did not write is left alone, and not refused.
+    foreign = _world(tmp_path / "other", 0, 0, radius=8)
+    (foreign / "minecraft").mkdir()
+    (foreign / "minecraft" / "level.dat").write_bytes(b"theirs")
+    _world(foreign, 0, 0, radius=8)
+    assert (foreign / "minecraft" / "level.dat").read_bytes() == b"theirs"
+
+
 def test_export_errors_name_the_parameter(tmp_path):
     bad = runner.invoke(app, ["world", "--out", str(tmp_path), "--export", "png"])
     assert bad.exit_code != 0 and "export" in bad.output

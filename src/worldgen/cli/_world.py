@@ -102,8 +102,8 @@ def world_command(
         bool,
         Opt(
             "--overwrite-save",
-            help="Let --export mca write over OUT/minecraft when it is not as worldgen wrote "
-            "it (Minecraft played it); refused without this.",
+            help="Let the set write over (--export mca) or remove OUT/minecraft when it is not "
+            "as worldgen wrote it (Minecraft played it); refused without this.",
         ),
     ] = False,
 ) -> None:

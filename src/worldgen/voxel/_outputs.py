@@ -19,7 +19,7 @@ from worldgen._memory import (
 )
 from worldgen.io._heightmap import write_array
 from worldgen.io._image import write_rgb_png
-from worldgen.io._outset import changed_files, output_set
+from worldgen.io._outset import changed_files, output_set, read_manifest
 from worldgen.io._region import REGION, region_name, write_nbt_file, write_region
 from worldgen.io._vox import write_vox
 from worldgen.noise._validate import check_instance, check_int
@@ -129,7 +129,9 @@ def write_world_set(
       file it added: the world was played, or is not worldgen's) is
       refused before any work unless ``overwrite_save``, which writes the
       new ``level.dat`` and regions over it (the game's other files
-      stay); a rerun over an untouched export writes it again;
+      stay); so is a set without ``'mca'`` that would remove such a
+      ``minecraft/`` (it replaces the set that wrote it). A rerun over an
+      untouched export writes it again;
     - ``'vox'``: ``world.vox``, the square's visible blocks as MagicaVoxel
       models (see :func:`worldgen.voxel._exports.vox_models`), centred on
       the scene's middle and standing on its ground; MagicaVoxel's scene
@@ -185,8 +187,8 @@ def write_world_set(
     with output_set(
         out, command="world", about=about, name=name("out"), names=files_named
     ) as files:
-        if "mca" in exports and not overwrite_save:
-            check_unplayed(files.out, name)
+        if not overwrite_save:
+            check_unplayed(files.out, name, exporting="mca" in exports)
         store_path = files.out / "world.db" if store is None else store
         try:
             world, chunk_store = open_world(config, store_path, threads=threads)
@@ -247,20 +249,29 @@ def check_world_request(
     return x, z, radius, mesh_radius
 
 
-def check_unplayed(out: pathlib.Path, name: Callable[[str], str]) -> None:
-    """Refuse to write over ``out/minecraft`` unless every file in it is
-    as worldgen's manifest recorded it (see
+def check_unplayed(out: pathlib.Path, name: Callable[[str], str], *, exporting: bool) -> None:
+    """Refuse a set that would write over ``out/minecraft`` (``exporting``
+    it) or remove it (a set without it replaces the one that wrote it),
+    unless every file in it is as worldgen's manifest recorded it (see
     :func:`worldgen.io._outset.changed_files`): Minecraft changes
     ``level.dat`` and the regions it saves, and adds files of its own."""
     changed = changed_files(out, "minecraft")
-    if changed:
-        more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
-        raise FileExistsError(
-            f"{name('out')}: {out / 'minecraft'} has changed since worldgen wrote it "
-            f"({changed[0]}{more}): Minecraft may have played it, and the export would write "
-            f"over its level.dat and regions; choose another {name('out')}, or give "
-            f"{name('overwrite_save')} to write over it"
-        )
+    if not changed:
+        return
+    if exporting:
+        fate = "the export would write over its level.dat and regions"
+    elif any(
+        rel.startswith("minecraft/") for s in read_manifest(out) for rel in s.get("files", {})
+    ):
+        fate = "this run would remove its level.dat and regions (the set it replaces wrote them)"
+    else:
+        return  # not worldgen's: the set leaves it alone
+    more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+    raise FileExistsError(
+        f"{name('out')}: {out / 'minecraft'} has changed since worldgen wrote it "
+        f"({changed[0]}{more}): Minecraft may have played it, and {fate}; choose another "
+        f"{name('out')}, or give {name('overwrite_save')} to let it"
+    )
 
 
 def check_vox_area(config: VoxelConfig, radius: int, name: Callable[[str], str]) -> None:
