@@ -163,14 +163,16 @@ def write_world_set(
     if "vox" in exports:
         check_vox_area(config, radius, name)
     chunks, need = world_set_memory(config, x, z, radius, exports, mesh_radius=mesh_radius)
+    big_mesh = mesh_radius > MESH_RADIUS
     check_memory(
         need,
         name("radius"),
         f"{chunks:,} chunks within {radius} blocks"
-        + (f", meshed within {mesh_radius}," if mesh_radius > MESH_RADIUS else ""),
-        f"choose a smaller {name('radius')} or {name('mesh_radius')}; chunks already in the "
-        "store are read, not made again, so a big world can be filled by several runs around "
-        "different points",
+        + (f", meshed within {mesh_radius}," if big_mesh else ""),
+        f"choose a smaller {name('radius')}"
+        + (f" or {name('mesh_radius')}" if big_mesh else "")
+        + "; chunks already in the store are read, not made again, so a big world can be "
+        "filled by several runs around different points",
     )
     about = f"seed {config.seed}, {radius} blocks around {x}, {z}"
     if store is not None:
