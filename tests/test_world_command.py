@@ -75,6 +75,10 @@ def test_a_mesh_radius_past_the_radius_is_refused_before_any_work(tmp_path, monk
         (["--x", str(2**31)], f"--x must be an integer from {-(2**30)} to {2**30}"),
         (["--z", str(-(2**31))], f"--z must be an integer from {-(2**30)} to {2**30}"),
         (["--seed", str(2**64)], "--seed must fit in 64 bits"),
+        # Within the range, but the square around it was not: the mesh's
+        # corner was refused after the chunks were made, as "origin[1]".
+        (["--z", str(-(2**30)), "--radius", "8"], "--z: the world reaches 1,073,741,824 blocks"),
+        (["--x", str(2**30 - 8), "--radius", "8"], "--x: the world reaches"),
     ],
 )
 def test_range_errors_name_the_option_before_any_work(tmp_path, monkeypatch, args, start):

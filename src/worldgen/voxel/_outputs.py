@@ -224,12 +224,22 @@ def check_world_request(
     ------
     TypeError, ValueError
         A number that is not an integer, or out of its range: ``mesh_radius``
-        is at most ``radius`` (the chunks it meshes are the ones made).
+        is at most ``radius`` (the chunks it meshes are the ones made), and
+        the chunks within ``radius`` of ``(x, z)`` lie within
+        :data:`WORLD_REACH` of the centre.
     """
     name = _namer(names)
-    x = check_int(x, name("x"), -(2**30), 2**30)
-    z = check_int(z, name("z"), -(2**30), 2**30)
+    x = check_int(x, name("x"), -WORLD_REACH, WORLD_REACH)
+    z = check_int(z, name("z"), -WORLD_REACH, WORLD_REACH)
     radius = check_int(radius, name("radius"), 1, 4096)
+    for axis, centre in (("x", x), ("z", z)):
+        if abs(centre) + radius >= WORLD_REACH:  # the chunks touching the circle too
+            raise ValueError(
+                f"{name(axis)}: the world reaches {WORLD_REACH:,} blocks from its centre, and "
+                f"the chunks within {radius} blocks of {centre} reach past it; give "
+                f"{name(axis)} from {radius + 1 - WORLD_REACH} to {WORLD_REACH - radius - 1}, "
+                f"or a smaller {name('radius')}"
+            )
     if mesh_radius is None:
         mesh_radius = min(MESH_RADIUS, radius)
     mesh_radius = check_int(mesh_radius, name("mesh_radius"), 1, 512)
@@ -339,6 +349,10 @@ SET_NAMES = frozenset(
 )  # fmt: skip
 """The names :func:`write_world_set` may write in its folder (the chunk
 store may not take one)."""
+
+WORLD_REACH = 2**30
+"""How far from its centre the voxel world's chunks may lie, in blocks (the
+block mesh's coordinates are checked to it)."""
 
 MINECRAFT_BORDER = 29_999_984
 """How far from its centre Minecraft's world reaches, in blocks (its world
