@@ -90,6 +90,17 @@ def test_range_errors_name_the_option_before_any_work(tmp_path, monkeypatch, arg
     assert not out.exists()
 
 
+def test_many_generator_threads_count_in_the_memory_check(tmp_path, monkeypatch):
+    # Each thread making a chunk holds 14-17 MB, left out of the estimate:
+    # 128 threads took 1.3 GB where one took 390 MB.
+    monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "200M")
+    out = tmp_path / "out"
+    args = ["world", "--out", str(out), "--x", "0", "--z", "0", "--radius", "64"]
+    line = error_line(runner.invoke(app, [*args, "--threads", "1024"]))
+    assert line.startswith("error: --radius: ") and "made by " in line, line
+    assert "or fewer --threads" in line and not out.exists()
+
+
 def test_errors_after_the_spawn_name_the_option_too(tmp_path, monkeypatch):
     out = tmp_path / "out"
     far = ["world", "--x", "29999990", "--z", "0", "--radius", "16", "--export", "mca"]

@@ -562,7 +562,7 @@ def test_the_world_sets_memory_estimate_bounds_its_peak(tmp_path, exports, mesh_
         peak = tracemalloc.get_traced_memory()[1] - base
     finally:
         tracemalloc.stop()
-    _, estimate = world_set_memory(config, 0, 0, 128, exports, mesh_radius=mesh_radius)
+    _, estimate = world_set_memory(config, 0, 0, 128, exports, mesh_radius=mesh_radius, threads=1)
     assert peak <= estimate <= 2 * peak, (peak, estimate)
 
 

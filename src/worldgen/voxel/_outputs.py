@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from worldgen._memory import (
+    GENERATOR_THREAD_BYTES,
     MESH_CHUNK_COPIES,
     VOX_CHUNK_COPIES,
     WORLD_CHUNK_COPIES,
@@ -162,15 +163,21 @@ def write_world_set(
                 )
     if "vox" in exports:
         check_vox_area(config, radius, name)
-    chunks, need = world_set_memory(config, x, z, radius, exports, mesh_radius=mesh_radius)
+    chunks, need = world_set_memory(
+        config, x, z, radius, exports, mesh_radius=mesh_radius, threads=threads
+    )
     big_mesh = mesh_radius > MESH_RADIUS
+    workers = min(chunks, threads or os.cpu_count() or 1)
+    many_threads = workers > 1 and workers * GENERATOR_THREAD_BYTES > need / 4
     check_memory(
         need,
         name("radius"),
         f"{chunks:,} chunks within {radius} blocks"
-        + (f", meshed within {mesh_radius}," if big_mesh else ""),
+        + (f", meshed within {mesh_radius}," if big_mesh else "")
+        + (f" made by {workers} threads at once" if many_threads else ""),
         f"choose a smaller {name('radius')}"
         + (f" or {name('mesh_radius')}" if big_mesh else "")
+        + (f", or fewer {name('threads')}" if many_threads else "")
         + "; chunks already in the store are read, not made again, so a big world can be "
         "filled by several runs around different points",
     )
@@ -313,10 +320,11 @@ def world_set_memory(
     exports: Sequence[str] = (),
     *,
     mesh_radius: int | None = None,
+    threads: int | None = None,
 ) -> tuple[int, float]:
     """How many chunks :func:`write_world_set` holds at once, and the bytes
     of memory it needs at its peak, estimated (see :mod:`worldgen._memory`);
-    ``mesh_radius`` as :func:`write_world_set` takes it."""
+    ``mesh_radius`` and ``threads`` as :func:`write_world_set` takes them."""
     chunks = len(chunk_range(x, z, radius))
     copies = WORLD_CHUNK_COPIES
     if exports:
@@ -327,7 +335,8 @@ def world_set_memory(
         chunk_range(x, z, min(MESH_RADIUS, radius) if mesh_radius is None else mesh_radius)
     )
     chunk_bytes = config.height * CHUNK * CHUNK
-    return chunks, (copies * chunks + MESH_CHUNK_COPIES * meshed) * chunk_bytes
+    making = min(chunks, threads or os.cpu_count() or 1) * GENERATOR_THREAD_BYTES
+    return chunks, (copies * chunks + MESH_CHUNK_COPIES * meshed) * chunk_bytes + making
 
 
 def _namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
