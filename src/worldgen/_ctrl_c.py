@@ -52,6 +52,32 @@ def ctrl_c_held(interrupt: type[KeyboardInterrupt] = KeyboardInterrupt) -> Itera
             signal.raise_signal(signal.SIGINT)
 
 
+@contextlib.contextmanager
+def ctrl_c_noted() -> Iterator[list[int]]:
+    """Note every SIGINT that comes while the block runs, and pass it on to
+    the handler in place: a Ctrl-C whose KeyboardInterrupt Python lost
+    (raised in a finalizer, which Python only prints, or caught by a
+    library's ``except BaseException``) is still known when the block ends.
+    Only the main thread receives signals; elsewhere, or under a handler
+    that is not a function, nothing is noted."""
+    noted: list[int] = []
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield noted
+        return
+
+    def note(signum, frame):
+        noted.append(signum)
+        previous(signum, frame)
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield noted
+    finally:
+        if signal.getsignal(signal.SIGINT) is note:
+            signal.signal(signal.SIGINT, previous)
+
+
 def import_holding_ctrl_c(name: str) -> ModuleType:
     """The module ``name``, imported with Ctrl-C held (see
     :func:`ctrl_c_held`): for libraries whose optional imports catch

@@ -9,7 +9,9 @@ directory, and swapped in only when every file is there:
 
 ``worldgen-set.json``, written last, lists the files of each complete set
 with their sizes and SHA-256 digests. A run that fails or is interrupted
-before the moves removes its staging folder; Ctrl-C during the moves (they
+before the moves removes its staging folder (a Ctrl-C whose
+KeyboardInterrupt was lost on the way, in a finalizer or a library that
+catches everything, still stops the set); Ctrl-C during the moves (they
 take milliseconds) is held until they are done, so the new set is complete.
 A run that is killed leaves its staging folder, and so does one whose moves
 fail (a full disk while writing the manifest): the next run into the same
@@ -33,7 +35,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 
-from worldgen._ctrl_c import caused_by_ctrl_c, ctrl_c_held
+from worldgen._ctrl_c import caused_by_ctrl_c, ctrl_c_held, ctrl_c_noted
 from worldgen.io._atomic import atomic_output
 
 try:
@@ -168,13 +170,16 @@ def output_set(
             check_targets(path, names, name)
             staging = pathlib.Path(tempfile.mkdtemp(prefix=_STAGING, dir=path))
             try:
-                try:
-                    yield OutputSet(path, staging)
-                except OSError as exc:
-                    clear = _cannot_write(exc, path, name, had_files)
-                    if clear is None:
-                        raise
-                    raise clear from exc
+                with ctrl_c_noted() as ctrl_c:
+                    try:
+                        yield OutputSet(path, staging)
+                    except OSError as exc:
+                        clear = _cannot_write(exc, path, name, had_files)
+                        if clear is None:
+                            raise
+                        raise clear from exc
+                if ctrl_c:  # its KeyboardInterrupt was lost on the way (a finalizer's)
+                    raise KeyboardInterrupt
                 _commit(path, staging, command, about, name)
                 committed = True
             finally:
