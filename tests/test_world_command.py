@@ -75,6 +75,10 @@ def test_a_mesh_radius_past_the_radius_is_refused_before_any_work(tmp_path, monk
         (["--x", str(2**31)], f"--x must be an integer from {-(2**30)} to {2**30}"),
         (["--z", str(-(2**31))], f"--z must be an integer from {-(2**30)} to {2**30}"),
         (["--seed", str(2**64)], "--seed must fit in 64 bits"),
+        # Within the range, but the square around it was not: the mesh's
+        # corner was refused after the chunks were made, as "origin[1]".
+        (["--z", str(-(2**30)), "--radius", "8"], "--z: the world reaches 1,073,741,824 blocks"),
+        (["--x", str(2**30 - 8), "--radius", "8"], "--x: the world reaches"),
     ],
 )
 def test_range_errors_name_the_option_before_any_work(tmp_path, monkeypatch, args, start):
@@ -84,6 +88,17 @@ def test_range_errors_name_the_option_before_any_work(tmp_path, monkeypatch, arg
     assert result.exit_code == 1
     assert error_line(result).startswith(f"error: {start}")
     assert not out.exists()
+
+
+def test_many_generator_threads_count_in_the_memory_check(tmp_path, monkeypatch):
+    # Each thread making a chunk holds 14-17 MB, left out of the estimate:
+    # 128 threads took 1.3 GB where one took 390 MB.
+    monkeypatch.setenv("WORLDGEN_MEMORY_LIMIT", "200M")
+    out = tmp_path / "out"
+    args = ["world", "--out", str(out), "--x", "0", "--z", "0", "--radius", "64"]
+    line = error_line(runner.invoke(app, [*args, "--threads", "1024"]))
+    assert line.startswith("error: --radius: ") and "made by " in line, line
+    assert "or fewer --threads" in line and not out.exists()
 
 
 def test_errors_after_the_spawn_name_the_option_too(tmp_path, monkeypatch):

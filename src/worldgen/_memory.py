@@ -31,6 +31,18 @@ WORLD_CHUNK_COPIES = 3.5
 """A world set holds each chunk's blocks about 3 times (the chunks, the
 assembled block array and the pictures; an export's surface masks are made
 a slab of rows at a time)."""
+MESH_CHUNK_COPIES = 6.0
+"""A world set's block mesh (``region.glb``), more than
+:data:`WORLD_CHUNK_COPIES`, per chunk meshed: the greedy mesh's quads, its
+parts and trimesh's GLB came to about 3.8 copies of each chunk's blocks
+with a mesh radius of 512, 4.1 at 256, 4.8 at 128 (tracemalloc, around
+0, 0); a 512-block mesh peaked at 2.1 GB after an estimate of 1.1 GB that
+left it out."""
+GENERATOR_THREAD_BYTES = 20 * 2**20
+"""A world set's generator thread making a chunk, more than the chunks it
+holds: 14-17 MB each, measured (resident memory with 16 and 64 threads
+at work; 128 threads over 64 chunks took 1.3 GB against 390 MB for one),
+which :data:`WORLD_CHUNK_COPIES` left out."""
 VOX_CHUNK_COPIES = 1.0
 """The ``.vox`` export holds a mask of the visible blocks besides (a byte a
 block) and their voxels: at radius 256 about 3.1 copies in all, measured

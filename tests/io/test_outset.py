@@ -364,6 +364,35 @@ def test_ctrl_c_inside_a_compiled_kernel_is_an_interrupt_too(tmp_path):
                 raise SystemError("returned a result with an exception set") from exc
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the lost one
+@pytest.mark.parametrize("lost_in", ["a finalizer", "except BaseException"])
+def test_a_ctrl_c_whose_interrupt_was_lost_still_stops_the_set(tmp_path, lost_in):
+    # Python only prints a KeyboardInterrupt raised in a finalizer (numba's
+    # llvmlite objects are freed as it compiles), and trimesh's imports
+    # catch it: the run went on and swapped its set in, exit status 0.
+    import gc
+    import signal
+
+    class Freed:
+        def __del__(self):
+            signal.raise_signal(signal.SIGINT)
+
+    (tmp_path / "old.txt").write_text("old")
+    with pytest.raises(_outset.UnsavedInterrupt):
+        with output_set(tmp_path, command="demo") as files:
+            (files.staging / "a.txt").write_text("a")
+            if lost_in == "a finalizer":
+                Freed()
+                gc.collect()
+            else:
+                try:
+                    signal.raise_signal(signal.SIGINT)
+                except BaseException:
+                    pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.txt"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_a_full_disk_in_an_empty_directory_says_nothing_is_left(tmp_path):
     import errno
 

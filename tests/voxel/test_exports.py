@@ -227,25 +227,54 @@ def _read_vox(path):
     return sizes, models, translations, palette
 
 
-def _check_vox(area, sizes, models, translations):
-    """Put every voxel back in a box of the area, with the scene's placement
-    (one model: at the origin); the lowest model starts at the lowest layer
-    with a block on the area's sides (they always show). Every voxel is its
-    block, and the cut faces and every column's top block are there."""
-    depth = area.shape[1]
-    if not translations:
-        translations = {0: tuple(s // 2 for s in sizes[0])}
-    sides = np.concatenate([area[:, 0], area[:, -1], area[:, :, 0], area[:, :, -1]], axis=1)
-    base = np.nonzero(sides.any(axis=1))[0][0]
-    lowest = min(translations[m][2] - sizes[m][2] // 2 for m in range(len(models)))
-    placed = np.zeros_like(area)
+def _py_vox_io(path):
+    """The file read by py-vox-io, which knows no scene graph (it stops at
+    an nTRN chunk): its models, palette and materials, from a copy without
+    the scene graph's chunks (and with the model count in a PACK chunk, the
+    older files' way, which it reads)."""
+    data = path.read_bytes()
+    kept, pos, count = [], 20, 0
+    while pos < len(data):
+        kind, n, m = struct.unpack_from("<4sii", data, pos)
+        if kind not in (b"nTRN", b"nGRP", b"nSHP"):
+            kept.append(data[pos : pos + 12 + n + m])
+        count += kind == b"SIZE"
+        pos += 12 + n + m
+    body = b"PACK" + struct.pack("<iii", 4, 0, count) + b"".join(kept)
+    copy = path.with_name(path.name + ".models")
+    copy.write_bytes(data[:8] + b"MAIN" + struct.pack("<ii", 0, len(body)) + body)
+    return VoxParser(str(copy)).parse()
+
+
+def _placed(sizes, models, translations):
+    """Every voxel's place in the scene, (N, 3), and its colour index: a
+    model's voxel i stands at its translation + i - size // 2 (one model
+    without a scene graph: centred on the origin)."""
+    places, colours = [], []
     for m, voxels in enumerate(models):
         assert all(1 <= s <= 256 for s in sizes[m])
-        t, s = translations[m], sizes[m]
-        u = voxels[:, 0].astype(int) + t[0] - s[0] // 2
-        v = voxels[:, 1].astype(int) + t[1] - s[1] // 2
-        w = voxels[:, 2].astype(int) + t[2] - s[2] // 2 - lowest + base
-        placed[w, depth - 1 - v, u] = voxels[:, 3]
+        t = np.array(translations.get(m, (0, 0, 0)) if translations else (0, 0, 0))
+        places.append(voxels[:, :3].astype(int) + t - np.array(sizes[m]) // 2)
+        colours.append(voxels[:, 3])
+    return np.concatenate(places), np.concatenate(colours)
+
+
+def _check_vox(area, sizes, models, translations):
+    """Put every voxel back in a box of the area, with the scene's placement:
+    the area's middle column at x = y = 0, its lowest visible block (the
+    lowest layer with a block on its sides, which always show) on the
+    ground, z = 0, and all within MagicaVoxel's scene, -1000 to 999 across,
+    0 to 999 up. Every voxel is its block, and the cut faces and every
+    column's top block are there."""
+    depth, width = area.shape[1:]
+    sides = np.concatenate([area[:, 0], area[:, -1], area[:, :, 0], area[:, :, -1]], axis=1)
+    base = np.nonzero(sides.any(axis=1))[0][0]
+    at, colours = _placed(sizes, models, translations)
+    assert at[:, :2].min() >= -1000 and at[:, :2].max() <= 999
+    assert at[:, 2].min() == 0 and at[:, 2].max() <= 999
+    u, v, w = at[:, 0] + width // 2, at[:, 1] + depth // 2, at[:, 2] + base
+    placed = np.zeros_like(area)
+    placed[w, depth - 1 - v, u] = colours
     written = placed != 0
     np.testing.assert_array_equal(placed[written], area[written])
     for face in (np.s_[:, 0], np.s_[:, -1], np.s_[:, :, 0], np.s_[:, :, -1]):
@@ -262,7 +291,7 @@ def test_vox_export_read_back_by_two_readers(spawn_set):
     for block in range(1, len(NAMES)):
         assert tuple(palette[block - 1, :3]) == config.palette[block][1]
     _check_vox(area, sizes, models, translations)
-    vox = VoxParser(str(spawn_set / "world.vox")).parse()  # one model: py-vox-io reads it
+    vox = _py_vox_io(spawn_set / "world.vox")
     assert len(vox.models) == len(models) == 1
     read = np.array([(v.x, v.y, v.z, v.c) for v in vox.models[0].voxels], np.uint8)
     np.testing.assert_array_equal(read, models[0])
@@ -291,7 +320,7 @@ def test_vox_single_model_read_by_py_vox_io(tmp_path):
     palette = np.zeros((256, 4), np.uint8)
     palette[:, 0] = np.arange(256)
     write_vox(tmp_path / "a.vox", models, palette)
-    vox = VoxParser(str(tmp_path / "a.vox")).parse()
+    vox = _py_vox_io(tmp_path / "a.vox")
     assert len(vox.models) == 1
     model = vox.models[0]
     (_, size, voxels) = models[0]
@@ -303,6 +332,56 @@ def test_vox_single_model_read_by_py_vox_io(tmp_path):
     base = np.nonzero((blocks != 0).any(axis=(1, 2)))[0][0]
     for (u, v, w), c in read.items():
         assert blocks[w + base, blocks.shape[1] - 1 - v, u] == c
+
+
+def test_a_wide_vox_scene_is_centred_on_the_ground_within_magicavoxels_reach(tmp_path):
+    # The models stood from 0 to twice the radius across: past MagicaVoxel's
+    # scene (-1000 to 999) for a radius over 500.
+    blocks = np.zeros((12, 2000, 2000), np.uint8)
+    blocks[2, 0, 0] = 1  # north-west corner, the lowest block
+    blocks[3, -1, -1] = 2  # south-east corner
+    blocks[11, 1000, 1000] = 3  # the middle column, at the top
+    models = vox_models(blocks)
+    write_vox(tmp_path / "wide.vox", models, np.zeros((256, 4), np.uint8))
+    sizes, read, translations, _ = _read_vox(tmp_path / "wide.vox")
+    at, colours = _placed(sizes, read, translations)
+    assert sorted(zip(map(tuple, at.tolist()), colours.tolist())) == [
+        ((-1000, 999, 0), 1), ((0, -1, 9), 3), ((999, -1000, 1), 2)
+    ]  # fmt: skip
+    vox = _py_vox_io(tmp_path / "wide.vox")
+    assert sorted((v.x, v.y, v.z, v.c) for m in vox.models for v in m.voxels) == sorted(
+        tuple(v) for m in read for v in m.tolist()
+    )
+    with pytest.raises(ValueError, match="2000 x 2000"):
+        vox_models(np.ones((4, 2001, 8), np.uint8))
+    with pytest.raises(ValueError, match="1000 voxels up"):
+        vox_models(np.ones((1001, 2, 2), np.uint8))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--radius", "1001"], "--radius 1000 or less"),
+        (["--radius", "4", "--config", "{tall}"], "y_max - y_min of at most 1000"),
+    ],
+)
+def test_a_vox_export_magicavoxel_could_not_show_is_refused_before_any_work(
+    tmp_path, monkeypatch, options, message
+):
+    import worldgen.voxel._outputs as outputs
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("work began")
+
+    monkeypatch.setattr(outputs, "world_set_memory", no_work)
+    tall = tmp_path / "tall.toml"
+    tall.write_text("y_min = -64\ny_max = 960\n")
+    out = tmp_path / "set"
+    options = [o.format(tall=tall) for o in options]
+    args = ["world", "--out", str(out), "--x", "0", "--z", "0", "--export", "vox", *options]
+    bad = runner.invoke(app, args)
+    assert bad.exit_code == 1 and message in bad.output, bad.output
+    assert not out.exists()
 
 
 def test_level_dat_is_gzipped_nbt(spawn_set):
@@ -324,6 +403,62 @@ def test_minecraft_world_is_the_same_bytes_at_any_time(spawn_set, tmp_path, monk
         assert (again / name).read_bytes() == (first / name).read_bytes(), name
 
 
+def _files(folder):
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("played", ["level.dat", "region", "added"])
+def test_a_minecraft_save_changed_since_it_was_written_is_not_written_over(
+    tmp_path, monkeypatch, played
+):
+    # A rerun replaced the level.dat and regions that Minecraft had saved.
+    import worldgen.voxel._outputs as outputs
+
+    out = _world(tmp_path / "set", 0, 0, "mca", radius=8)
+    minecraft = out / "minecraft"
+    written = _files(minecraft)
+    assert _files(_world(out, 0, 0, "mca", radius=8) / "minecraft") == written  # untouched: again
+    if played == "added":
+        (minecraft / "playerdata").mkdir()
+        (minecraft / "playerdata" / "a.dat").write_bytes(b"player")
+    else:
+        changed = (
+            minecraft / "level.dat" if played == "level.dat" else min(minecraft.rglob("*.mca"))
+        )
+        changed.write_bytes(changed.read_bytes()[::-1])
+    now = _files(minecraft)
+    with monkeypatch.context() as m:
+        m.setattr(outputs, "open_world", lambda *a, **k: pytest.fail("work began"))
+        args = ["world", "--out", str(out), "--x", "0", "--z", "0", "--radius", "8"]
+        bad = runner.invoke(app, [*args, "--mesh-radius", "8", "--export", "mca"])
+    assert bad.exit_code == 1, bad.output
+    assert "--out" in bad.output and "--overwrite-save" in bad.output, bad.output
+    assert _files(minecraft) == now
+    _world(out, 0, 0, "mca", radius=8, options=["--overwrite-save"])
+    assert {k: v for k, v in _files(minecraft).items() if k in written} == written
+    if played == "added":
+        assert (minecraft / "playerdata" / "a.dat").read_bytes() == b"player"  # the game's own
+
+
+def test_a_set_without_the_minecraft_export_does_not_remove_a_played_save(tmp_path):
+    # It replaced the set that wrote minecraft/, and removed its level.dat
+    # and regions as that set's files, played or not.
+    out = _world(tmp_path / "set", 0, 0, "mca", radius=8)
+    minecraft = out / "minecraft"
+    (minecraft / "session.lock").write_bytes(b"played")
+    played = _files(minecraft)
+    args = ["world", "--out", str(out), "--x", "0", "--z", "0", "--radius", "8"]
+    bad = runner.invoke(app, [*args, "--mesh-radius", "8"])
+    assert bad.exit_code == 1 and "would remove its level.dat" in bad.output, bad.output
+    assert "--overwrite-save" in bad.output and _files(minecraft) == played
+    # A minecraft/ worldgen did not write is left alone, and not refused.
+    foreign = _world(tmp_path / "other", 0, 0, radius=8)
+    (foreign / "minecraft").mkdir()
+    (foreign / "minecraft" / "level.dat").write_bytes(b"theirs")
+    _world(foreign, 0, 0, radius=8)
+    assert (foreign / "minecraft" / "level.dat").read_bytes() == b"theirs"
+
+
 def test_export_errors_name_the_parameter(tmp_path):
     bad = runner.invoke(app, ["world", "--out", str(tmp_path), "--export", "png"])
     assert bad.exit_code != 0 and "export" in bad.output
@@ -338,6 +473,24 @@ def test_export_errors_name_the_parameter(tmp_path):
         # The chunk store may not take a name the set writes.
         (["--radius", "4", "--export", "npy", "--store", "{out}/surface.npy"], "store:"),
         (["--radius", "4", "--store", "{out}/region.glb"], "another file name"),
+        # A store in the Minecraft world was written over by a region, or
+        # left in the save (its own files beside it).
+        (
+            [
+                "--x",
+                "0",
+                "--z",
+                "0",
+                "--radius",
+                "4",
+                "--export",
+                "mca",
+                "--store",
+                "{out}/minecraft/region/r.0.0.mca",
+            ],
+            "its own minecraft",
+        ),
+        (["--radius", "4", "--store", "{out}/minecraft/world.db"], "its own minecraft"),
     ],
 )
 def test_world_refuses_what_it_could_not_write_whole(tmp_path, options, message):
@@ -390,23 +543,26 @@ def test_the_exports_masks_made_in_slabs_are_the_whole_areas(monkeypatch, slab):
     assert surface.dtype == np.int16 and water.dtype == np.bool_
 
 
-def test_the_vox_exports_memory_estimate_bounds_its_peak(tmp_path):
+@pytest.mark.parametrize(("exports", "mesh_radius"), [(["vox"], 8), ([], 128)])
+def test_the_world_sets_memory_estimate_bounds_its_peak(tmp_path, exports, mesh_radius):
+    # The block mesh was left out: a mesh radius of 128 peaked at twice the
+    # estimate (512: 2.1 GB after an estimate of 1.1 GB).
     import tracemalloc
 
     from worldgen.voxel import write_world_set
     from worldgen.voxel._outputs import world_set_memory
 
     config = VoxelConfig()
-    args = {"x": 0, "z": 0, "mesh_radius": 8, "threads": 1, "exports": ["vox"]}
-    write_world_set(config, tmp_path / "warm", radius=8, **args)  # kernels loaded
+    args = {"x": 0, "z": 0, "threads": 1, "exports": exports}
+    write_world_set(config, tmp_path / "warm", radius=8, mesh_radius=8, **args)  # kernels loaded
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
-        write_world_set(config, tmp_path / "w", radius=128, **args)
+        write_world_set(config, tmp_path / "w", radius=128, mesh_radius=mesh_radius, **args)
         peak = tracemalloc.get_traced_memory()[1] - base
     finally:
         tracemalloc.stop()
-    _, estimate = world_set_memory(config, 0, 0, 128, ["vox"])
+    _, estimate = world_set_memory(config, 0, 0, 128, exports, mesh_radius=mesh_radius, threads=1)
     assert peak <= estimate <= 2 * peak, (peak, estimate)
 
 

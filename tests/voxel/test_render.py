@@ -454,3 +454,32 @@ def test_bad_inputs_name_the_parameter(tmp_path):
     with pytest.raises(ValueError, match="mesh"):
         write_voxel_glb(tmp_path / "region.glb", greedy_mesh(np.zeros_like(good)))
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("writer", ["voxel glb", "terrain mesh"])
+def test_ctrl_c_while_trimesh_imports_is_not_lost(tmp_path, monkeypatch, writer):
+    # trimesh's optional imports catch BaseException: a Ctrl-C that came as
+    # they ran was swallowed, and the run went on to write its set.
+    import signal
+    import sys
+
+    from worldgen.io._mesh import to_trimesh
+    from worldgen.products._mesh import heightfield_mesh
+
+    (tmp_path / "trimesh").mkdir()
+    (tmp_path / "trimesh" / "__init__.py").write_text(
+        "import signal\n"
+        "try:  # as trimesh imports an optional module\n"
+        "    signal.raise_signal(signal.SIGINT)\n"
+        "except BaseException as E:\n"
+        "    pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "trimesh")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt):
+        if writer == "voxel glb":
+            write_voxel_glb(tmp_path / "r.glb", greedy_mesh(np.ones((1, 1, 1), np.uint8)))
+        else:
+            to_trimesh(heightfield_mesh(np.zeros((3, 3))))
+    assert not (tmp_path / "r.glb").exists()

@@ -37,7 +37,10 @@ class WorldExport(enum.StrEnum):
 
 
 OPTIONS = {
-    **{p: _option(p) for p in ("out", "x", "z", "radius", "mesh_radius", "store", "threads")},
+    **{
+        p: _option(p)
+        for p in ("out", "x", "z", "radius", "mesh_radius", "store", "threads", "overwrite_save")
+    },
     "exports": "--export",
 }
 """The options by which the command's errors name ``write_world_set``'s parameters."""
@@ -95,6 +98,14 @@ def world_command(
             show_default="none",
         ),
     ] = None,
+    overwrite_save: Annotated[
+        bool,
+        Opt(
+            "--overwrite-save",
+            help="Let the set write over (--export mca) or remove OUT/minecraft when it is not "
+            "as worldgen wrote it (Minecraft played it); refused without this.",
+        ),
+    ] = False,
 ) -> None:
     """Generate the voxel world around a point into a chunk store, then draw it: map, section, block mesh."""
     from worldgen.config import load_world_toml, merge, voxel_config
@@ -133,7 +144,7 @@ def world_command(
             written = write_world_set(
                 settings, out, x=x, z=z, radius=radius, mesh_radius=mesh_radius, store=store,
                 threads=threads, progress=advance, exports=[e.value for e in export or []],
-                names=OPTIONS,
+                overwrite_save=overwrite_save, names=OPTIONS,
             )  # fmt: skip
     except _USER_ERRORS as exc:
         kept = out / "world.db" if store is None else store  # what a stop leaves: the store

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 from PIL import Image
 
+from worldgen._ctrl_c import import_holding_ctrl_c
 from worldgen._jit import kernel
 from worldgen.io._atomic import atomic_output
 from worldgen.io._image import png_bytes
@@ -26,7 +27,7 @@ BAND_ROWS = 128
 def to_trimesh(mesh: Mesh, texture: np.ndarray | None = None):
     """A ``trimesh.Trimesh`` of ``mesh`` (vertex normals and UVs kept), with
     ``texture`` (an (H, W, 3) uint8 image) as its base colour map."""
-    import trimesh
+    trimesh = import_holding_ctrl_c("trimesh")  # its optional imports swallow Ctrl-C
 
     visual = None
     if texture is not None:

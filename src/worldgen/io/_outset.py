@@ -9,7 +9,9 @@ directory, and swapped in only when every file is there:
 
 ``worldgen-set.json``, written last, lists the files of each complete set
 with their sizes and SHA-256 digests. A run that fails or is interrupted
-before the moves removes its staging folder; Ctrl-C during the moves (they
+before the moves removes its staging folder (a Ctrl-C whose
+KeyboardInterrupt was lost on the way, in a finalizer or a library that
+catches everything, still stops the set); Ctrl-C during the moves (they
 take milliseconds) is held until they are done, so the new set is complete.
 A run that is killed leaves its staging folder, and so does one whose moves
 fail (a full disk while writing the manifest): the next run into the same
@@ -30,12 +32,10 @@ import json
 import os
 import pathlib
 import shutil
-import signal
 import tempfile
-import threading
 from collections.abc import Iterable, Iterator
 
-from worldgen._ctrl_c import caused_by_ctrl_c
+from worldgen._ctrl_c import caused_by_ctrl_c, ctrl_c_held, ctrl_c_noted
 from worldgen.io._atomic import atomic_output, keep_mode
 
 try:
@@ -176,13 +176,16 @@ def output_set(
             check_targets(path, names, name)
             staging = pathlib.Path(tempfile.mkdtemp(prefix=_STAGING, dir=path))
             try:
-                try:
-                    yield OutputSet(path, staging)
-                except OSError as exc:
-                    clear = _cannot_write(exc, path, name, had_files)
-                    if clear is None:
-                        raise
-                    raise clear from exc
+                with ctrl_c_noted() as ctrl_c:
+                    try:
+                        yield OutputSet(path, staging)
+                    except OSError as exc:
+                        clear = _cannot_write(exc, path, name, had_files)
+                        if clear is None:
+                            raise
+                        raise clear from exc
+                if ctrl_c:  # its KeyboardInterrupt was lost on the way (a finalizer's)
+                    raise KeyboardInterrupt
                 _commit(path, staging, command, about, name)
                 committed = True
             finally:
@@ -271,6 +274,43 @@ def read_manifest(out: str | os.PathLike) -> list[dict]:
         return []
     sets = data.get("sets") if isinstance(data, dict) else None
     return [s for s in sets if isinstance(s, dict)] if isinstance(sets, list) else []
+
+
+def changed_files(out: str | os.PathLike, folder: str) -> list[str]:
+    """The files under ``folder`` (relative to ``out``) that are not as a
+    complete set in ``out``'s manifest recorded them: changed (another size
+    or SHA-256) or added since, by something other than worldgen; sorted
+    paths relative to ``out``. None when the folder is missing.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> out = pathlib.Path(tempfile.mkdtemp())
+    >>> with output_set(out, command="demo") as files:
+    ...     (files.staging / "save").mkdir()
+    ...     _ = (files.staging / "save" / "a.txt").write_text("a")
+    >>> changed_files(out, "save")
+    []
+    >>> _ = (out / "save" / "a.txt").write_text("b")
+    >>> changed_files(out, "save")
+    ['save/a.txt']
+    """
+    out = pathlib.Path(out)
+    recorded = {rel: info for s in read_manifest(out) for rel, info in s.get("files", {}).items()}
+    changed = []
+    for root, _, names in os.walk(out / folder):
+        for file in names:
+            path = pathlib.Path(root, file)
+            rel = path.relative_to(out).as_posix()
+            info = recorded.get(rel)
+            if not (
+                isinstance(info, dict)
+                and path.is_file()
+                and path.stat().st_size == info.get("bytes")
+                and _digest(path) == info.get("sha256")
+            ):
+                changed.append(rel)
+    return sorted(changed)
 
 
 def recover(out: pathlib.Path) -> None:
@@ -371,7 +411,7 @@ def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str, 
     plan = {"sets": [*kept, entry], "files": files, "stale": stale}
     with atomic_output(staging / _COMMIT) as tmp:
         tmp.write_text(json.dumps(plan), encoding="utf-8")
-    with _ctrl_c_deferred():  # the moves take milliseconds: let them finish
+    with ctrl_c_held(SavedInterrupt):  # the moves take milliseconds: let them finish
         _swap_in(out, staging, plan)
         (staging / _COMMIT).unlink()
 
@@ -389,25 +429,6 @@ class UnsavedInterrupt(KeyboardInterrupt):
     def __init__(self, had_files: bool):
         super().__init__()
         self.had_files = had_files
-
-
-@contextlib.contextmanager
-def _ctrl_c_deferred() -> Iterator[None]:
-    """Hold SIGINT until the block ends, then deliver it (main thread only):
-    as :class:`SavedInterrupt` if Python's own handler was to take it."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if received:
-            if previous is signal.default_int_handler:
-                raise SavedInterrupt
-            signal.raise_signal(signal.SIGINT)
 
 
 def _swap_in(out: pathlib.Path, staging: pathlib.Path, plan: dict) -> None:

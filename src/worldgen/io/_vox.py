@@ -6,7 +6,9 @@ each) and ``XYZI`` (the voxel count, then x, y, z and a palette index of
 1 to 255 for each voxel, a byte each); with more than one model, the scene
 graph that places them: a root transform ``nTRN`` over a group ``nGRP``
 whose children are, per model, a transform (``_t``: the position of the
-model's centre, ``origin + size // 2``) over a shape ``nSHP``; last the
+model's centre, ``origin + size // 2``) over a shape ``nSHP`` (left out
+for one model whose centre is the scene's origin, where MagicaVoxel puts a
+model without one); last the
 palette ``RGBA`` (256 colours, the colour of index ``i`` at entry
 ``i - 1``). Every chunk is its id, the sizes of its content and of its
 children (little-endian 32-bit integers), then those. Z is up.
@@ -80,7 +82,8 @@ def write_vox(
         The file.
     models : sequence of (origin, size, voxels)
         ``origin`` (x, y, z): where the model's voxel (0, 0, 0) stands in
-        the scene; ``size`` (x, y, z), each 1 to 256; ``voxels``: uint8
+        the scene (MagicaVoxel shows -1000 to 999 across, 0 to 999 up);
+        ``size`` (x, y, z), each 1 to 256; ``voxels``: uint8
         array (N, 4) of x, y, z inside the model and the palette index
         (1-255).
     palette : ndarray of uint8, shape (256, 4)
@@ -98,8 +101,9 @@ def write_vox(
         voxels = np.ascontiguousarray(voxels, dtype=np.uint8)
         body.append(_chunk(b"SIZE", struct.pack("<3i", *size)))
         body.append(_chunk(b"XYZI", struct.pack("<i", len(voxels)) + voxels.tobytes()))
-    if len(models) > 1:
-        body += _scene([(origin, size) for origin, size, _ in models])
+    boxes = [(tuple(origin), tuple(size)) for origin, size, _ in models]
+    if len(boxes) > 1 or boxes[0][0] != tuple(-(s // 2) for s in boxes[0][1]):
+        body += _scene(boxes)  # not one model at its place without one
     body.append(_chunk(b"RGBA", palette.tobytes()))
     data = b"VOX " + struct.pack("<i", VERSION) + _chunk(b"MAIN", b"", b"".join(body))
     target = pathlib.Path(path)

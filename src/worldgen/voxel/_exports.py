@@ -105,6 +105,13 @@ def _highest(mask: np.ndarray) -> np.ndarray:
 _CLEAR = np.array([i in (AIR, WATER, LAVA, ICE, LEAVES) for i in range(len(NAMES))], dtype=np.bool_)
 VOX_SIDE = 256
 
+VOX_REACH = 1000
+"""How far MagicaVoxel's scene reaches: it holds voxels from -1000 to 999
+across (x and y) and draws those from its ground, z = 0, up to 999 (its
+world is 2000 x 2000 x 1000 above the ground). :func:`vox_models` centres
+an area on the scene's middle and stands it on the ground, so it takes an
+area up to 2000 blocks on a side and 1000 high."""
+
 
 def visible(blocks: np.ndarray) -> np.ndarray:
     """Which blocks (Y, Z, X) can be seen: not air, and beside (across one
@@ -146,21 +153,42 @@ def vox_models(
     """The visible blocks (see :func:`visible`) of an area as MagicaVoxel
     models of at most 256 on a side, for :func:`worldgen.io.write_vox`.
 
-    MagicaVoxel's z is up and its axes are right-handed: voxel ``(u, v,
-    w)`` is block ``blocks[w + b, depth - 1 - v, u]`` (x east, z south: v
-    counts north from the area's south edge), ``b`` the lowest layer with a
-    visible block; a voxel's palette index is its block id.
+    MagicaVoxel's z is up and its axes are right-handed: the scene's voxel
+    ``(u, v, w)`` is block ``blocks[w + b, depth - 1 - (v + depth // 2),
+    u + width // 2]`` (x east, z south: v counts north), ``b`` the lowest
+    layer with a visible block: the area's middle column stands at
+    ``u = v = 0`` and its lowest visible block on the ground, ``w = 0``,
+    where MagicaVoxel draws from (see :data:`VOX_REACH`). A voxel's palette
+    index is its block id.
 
     Returns
     -------
     list of (origin, size, voxels)
         Models in the order x, then v, then w; empty ones left out.
+
+    Raises
+    ------
+    ValueError
+        If the area is wider or deeper than ``2 VOX_REACH`` blocks, or its
+        visible blocks span more than ``VOX_REACH`` layers: MagicaVoxel
+        would not show all of it.
     """
+    depth, width = blocks.shape[1:]
+    if max(width, depth) > 2 * VOX_REACH:
+        raise ValueError(
+            f"blocks: MagicaVoxel's scene is {2 * VOX_REACH} voxels across, and the area is "
+            f"{width} x {depth}; export at most {2 * VOX_REACH} x {2 * VOX_REACH} columns"
+        )
     shows = visible(blocks)
     layers = np.nonzero(shows.any(axis=(1, 2)))[0]
     if layers.size == 0:
         return []
     base = int(layers[0])
+    if layers[-1] + 1 - base > VOX_REACH:
+        raise ValueError(
+            f"blocks: MagicaVoxel draws {VOX_REACH} voxels up from its ground, and the area's "
+            f"visible blocks span {layers[-1] + 1 - base} layers; export fewer layers"
+        )
     # (Y, Z, X) -> (u, v, w) = (x, depth - 1 - z, y - base)
     seen = shows[base : layers[-1] + 1, ::-1].transpose(2, 1, 0)
     ids = blocks[base : layers[-1] + 1, ::-1].transpose(2, 1, 0)
@@ -177,5 +205,5 @@ def vox_models(
                 voxels = np.empty((u.size, 4), np.uint8)  # no int64 copy of them all
                 voxels[:, 0], voxels[:, 1], voxels[:, 2] = u, v, w
                 voxels[:, 3] = ids[part][u, v, w]
-                models.append(((u0, v0, w0), size, voxels))
+                models.append(((u0 - nu // 2, v0 - nv // 2, w0), size, voxels))
     return models

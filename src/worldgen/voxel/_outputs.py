@@ -11,17 +11,23 @@ from collections.abc import Callable, Mapping, Sequence
 import numba
 import numpy as np
 
-from worldgen._memory import VOX_CHUNK_COPIES, WORLD_CHUNK_COPIES, check_memory
+from worldgen._memory import (
+    GENERATOR_THREAD_BYTES,
+    MESH_CHUNK_COPIES,
+    VOX_CHUNK_COPIES,
+    WORLD_CHUNK_COPIES,
+    check_memory,
+)
 from worldgen.io._heightmap import write_array
 from worldgen.io._image import write_rgb_png
-from worldgen.io._outset import output_set
+from worldgen.io._outset import changed_files, output_set, read_manifest
 from worldgen.io._region import REGION, region_name, write_nbt_file, write_region
 from worldgen.io._vox import write_vox
 from worldgen.noise._validate import check_instance, check_int
 from worldgen.voxel._blocks import AIR
 from worldgen.voxel._chunk import CHUNK, Chunk, chunk_range
 from worldgen.voxel._config import VoxelConfig
-from worldgen.voxel._exports import square_chunks, surface_and_water, vox_models
+from worldgen.voxel._exports import VOX_REACH, square_chunks, surface_and_water, vox_models
 from worldgen.voxel._generator import generate_chunk
 from worldgen.voxel._minecraft import SAVED, check_range, chunk_bytes, level_tag
 from worldgen.voxel._render import cross_section, top_down
@@ -88,6 +94,7 @@ def write_world_set(
     threads: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     exports: Sequence[str] = (),
+    overwrite_save: bool = False,
     names: Mapping[str, str] | None = None,
 ) -> list[pathlib.Path]:
     """Generate every chunk within ``radius`` blocks of ``(x, z)`` into the
@@ -118,9 +125,18 @@ def write_world_set(
       ``level.dat`` (spawn over the land nearest ``(x, z)``, on its top block) and
       ``region/r.X.Z.mca`` holding every chunk of the square whole (see
       :mod:`worldgen.voxel._minecraft`); Minecraft makes its own terrain
-      beyond them;
+      beyond them. A ``minecraft/`` already in ``out`` that is not as this
+      function wrote it (a ``level.dat`` or region Minecraft saved, a
+      file it added: the world was played, or is not worldgen's) is
+      refused before any work unless ``overwrite_save``, which writes the
+      new ``level.dat`` and regions over it (the game's other files
+      stay); so is a set without ``'mca'`` that would remove such a
+      ``minecraft/`` (it replaces the set that wrote it). A rerun over an
+      untouched export writes it again;
     - ``'vox'``: ``world.vox``, the square's visible blocks as MagicaVoxel
-      models (see :func:`worldgen.voxel._exports.vox_models`).
+      models (see :func:`worldgen.voxel._exports.vox_models`), centred on
+      the scene's middle and standing on its ground; MagicaVoxel's scene
+      takes a ``radius`` of at most 1000 and a world at most 1000 high.
 
     ``names``: what errors call the parameters, by parameter name (the
     command line gives its options, ``{"mesh_radius": "--mesh-radius"}``);
@@ -133,6 +149,8 @@ def write_world_set(
         x=x, z=z, radius=radius, mesh_radius=mesh_radius, threads=threads, names=names
     )
     exports = _check_exports(exports, name("exports"))
+    if not isinstance(overwrite_save, bool):
+        raise TypeError(f"{name('overwrite_save')} must be True or False, got {overwrite_save!r}")
     if "mca" in exports:
         check_range(config.y_min, config.y_max)
         for axis, centre in (("x", x), ("z", z)):
@@ -143,26 +161,43 @@ def write_world_set(
                     f"it (the game could not load those chunks); export a square within "
                     f"+-{MINECRAFT_BORDER:,}"
                 )
-    chunks, need = world_set_memory(config, x, z, radius, exports)
+    if "vox" in exports:
+        check_vox_area(config, radius, name)
+    chunks, need = world_set_memory(
+        config, x, z, radius, exports, mesh_radius=mesh_radius, threads=threads
+    )
+    big_mesh = mesh_radius > MESH_RADIUS
+    workers = min(chunks, threads or os.cpu_count() or 1)
+    many_threads = workers > 1 and workers * GENERATOR_THREAD_BYTES > need / 4
     check_memory(
         need,
         name("radius"),
-        f"{chunks:,} chunks within {radius} blocks",
-        f"choose a smaller {name('radius')}; chunks already in the store are read, not made "
-        "again, so a big world can be filled by several runs around different points",
+        f"{chunks:,} chunks within {radius} blocks"
+        + (f", meshed within {mesh_radius}," if big_mesh else "")
+        + (f" made by {workers} threads at once" if many_threads else ""),
+        f"choose a smaller {name('radius')}"
+        + (f" or {name('mesh_radius')}" if big_mesh else "")
+        + (f", or fewer {name('threads')}" if many_threads else "")
+        + "; chunks already in the store are read, not made again, so a big world can be "
+        "filled by several runs around different points",
     )
     about = f"seed {config.seed}, {radius} blocks around {x}, {z}"
     if store is not None:
         store = pathlib.Path(store)
-        if store.name in SET_NAMES and store.resolve().parent == pathlib.Path(out).resolve():
-            raise ValueError(
-                f"{name('store')}: {store} is where the set writes its own {store.name}; choose "
-                "another file name for the chunk store (the default is world.db)"
-            )
+        where = store.resolve()
+        if where.is_relative_to(pathlib.Path(out).resolve()):
+            top = where.relative_to(pathlib.Path(out).resolve()).parts[:1]
+            if top and top[0] in SET_NAMES:  # a file of the set, or in its minecraft/
+                raise ValueError(
+                    f"{name('store')}: {store} is where the set writes its own {top[0]}; "
+                    "choose another file name for the chunk store (the default is world.db)"
+                )
     files_named = _set_names(x, z, radius, exports)
     with output_set(
         out, command="world", about=about, name=name("out"), names=files_named
     ) as files:
+        if not overwrite_save:
+            check_unplayed(files.out, name, exporting="mca" in exports)
         store_path = files.out / "world.db" if store is None else store
         try:
             world, chunk_store = open_world(config, store_path, threads=threads)
@@ -196,12 +231,22 @@ def check_world_request(
     ------
     TypeError, ValueError
         A number that is not an integer, or out of its range: ``mesh_radius``
-        is at most ``radius`` (the chunks it meshes are the ones made).
+        is at most ``radius`` (the chunks it meshes are the ones made), and
+        the chunks within ``radius`` of ``(x, z)`` lie within
+        :data:`WORLD_REACH` of the centre.
     """
     name = _namer(names)
-    x = check_int(x, name("x"), -(2**30), 2**30)
-    z = check_int(z, name("z"), -(2**30), 2**30)
+    x = check_int(x, name("x"), -WORLD_REACH, WORLD_REACH)
+    z = check_int(z, name("z"), -WORLD_REACH, WORLD_REACH)
     radius = check_int(radius, name("radius"), 1, 4096)
+    for axis, centre in (("x", x), ("z", z)):
+        if abs(centre) + radius >= WORLD_REACH:  # the chunks touching the circle too
+            raise ValueError(
+                f"{name(axis)}: the world reaches {WORLD_REACH:,} blocks from its centre, and "
+                f"the chunks within {radius} blocks of {centre} reach past it; give "
+                f"{name(axis)} from {radius + 1 - WORLD_REACH} to {WORLD_REACH - radius - 1}, "
+                f"or a smaller {name('radius')}"
+            )
     if mesh_radius is None:
         mesh_radius = min(MESH_RADIUS, radius)
     mesh_radius = check_int(mesh_radius, name("mesh_radius"), 1, 512)
@@ -223,18 +268,75 @@ def check_world_request(
     return x, z, radius, mesh_radius
 
 
+def check_unplayed(out: pathlib.Path, name: Callable[[str], str], *, exporting: bool) -> None:
+    """Refuse a set that would write over ``out/minecraft`` (``exporting``
+    it) or remove it (a set without it replaces the one that wrote it),
+    unless every file in it is as worldgen's manifest recorded it (see
+    :func:`worldgen.io._outset.changed_files`): Minecraft changes
+    ``level.dat`` and the regions it saves, and adds files of its own."""
+    changed = changed_files(out, "minecraft")
+    if not changed:
+        return
+    if exporting:
+        fate = "the export would write over its level.dat and regions"
+    elif any(
+        rel.startswith("minecraft/") for s in read_manifest(out) for rel in s.get("files", {})
+    ):
+        fate = "this run would remove its level.dat and regions (the set it replaces wrote them)"
+    else:
+        return  # not worldgen's: the set leaves it alone
+    more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
+    raise FileExistsError(
+        f"{name('out')}: {out / 'minecraft'} has changed since worldgen wrote it "
+        f"({changed[0]}{more}): Minecraft may have played it, and {fate}; choose another "
+        f"{name('out')}, or give {name('overwrite_save')} to let it"
+    )
+
+
+def check_vox_area(config: VoxelConfig, radius: int, name: Callable[[str], str]) -> None:
+    """Refuse a ``.vox`` export MagicaVoxel could not show whole (see
+    :data:`worldgen.voxel._exports.VOX_REACH`): a square wider than its
+    scene, or a world taller than it draws."""
+    if radius > VOX_REACH:
+        raise ValueError(
+            f"{name('radius')}: MagicaVoxel's scene reaches {VOX_REACH} voxels either side of "
+            f"its middle, so the .vox export takes a radius of at most {VOX_REACH}, got "
+            f"{radius}; give {name('radius')} {VOX_REACH} or less (several runs around "
+            "different centres export a larger area)"
+        )
+    if config.height > VOX_REACH:
+        raise ValueError(
+            f"{name('exports')}: MagicaVoxel draws {VOX_REACH} voxels up from its ground, and "
+            f"the world's y_min..y_max spans {config.height}; for the .vox export give "
+            f"y_max - y_min of at most {VOX_REACH}"
+        )
+
+
 def world_set_memory(
-    config: VoxelConfig, x: int, z: int, radius: int, exports: Sequence[str] = ()
+    config: VoxelConfig,
+    x: int,
+    z: int,
+    radius: int,
+    exports: Sequence[str] = (),
+    *,
+    mesh_radius: int | None = None,
+    threads: int | None = None,
 ) -> tuple[int, float]:
     """How many chunks :func:`write_world_set` holds at once, and the bytes
-    of memory it needs at its peak, estimated (see :mod:`worldgen._memory`)."""
+    of memory it needs at its peak, estimated (see :mod:`worldgen._memory`);
+    ``mesh_radius`` and ``threads`` as :func:`write_world_set` takes them."""
     chunks = len(chunk_range(x, z, radius))
     copies = WORLD_CHUNK_COPIES
     if exports:
         chunks = max(chunks, len(square_chunks(x - radius, z - radius, 2 * radius, 2 * radius)))
     if "vox" in exports:
         copies += VOX_CHUNK_COPIES
-    return chunks, copies * chunks * config.height * CHUNK * CHUNK
+    meshed = len(
+        chunk_range(x, z, min(MESH_RADIUS, radius) if mesh_radius is None else mesh_radius)
+    )
+    chunk_bytes = config.height * CHUNK * CHUNK
+    making = min(chunks, threads or os.cpu_count() or 1) * GENERATOR_THREAD_BYTES
+    return chunks, (copies * chunks + MESH_CHUNK_COPIES * meshed) * chunk_bytes + making
 
 
 def _namer(names: Mapping[str, str] | None) -> Callable[[str], str]:
@@ -256,6 +358,10 @@ SET_NAMES = frozenset(
 )  # fmt: skip
 """The names :func:`write_world_set` may write in its folder (the chunk
 store may not take one)."""
+
+WORLD_REACH = 2**30
+"""How far from its centre the voxel world's chunks may lie, in blocks (the
+block mesh's coordinates are checked to it)."""
 
 MINECRAFT_BORDER = 29_999_984
 """How far from its centre Minecraft's world reaches, in blocks (its world

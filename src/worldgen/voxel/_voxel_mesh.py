@@ -15,6 +15,7 @@ import pathlib
 
 import numpy as np
 
+from worldgen._ctrl_c import import_holding_ctrl_c
 from worldgen._jit import kernel
 from worldgen.io._atomic import atomic_output
 from worldgen.noise._validate import check_int
@@ -315,7 +316,7 @@ def write_voxel_glb(path: str | os.PathLike, mesh: VoxelMesh) -> pathlib.Path:
     >>> write_voxel_glb(target, greedy_mesh(blocks)) == target
     True
     """
-    import trimesh
+    trimesh = import_holding_ctrl_c("trimesh")  # its optional imports swallow Ctrl-C
 
     if not isinstance(mesh, VoxelMesh):
         raise TypeError(f"mesh must be a VoxelMesh from greedy_mesh, got {type(mesh).__name__}")
