@@ -12,6 +12,11 @@ or :func:`parallel_kernel` (``prange`` over the outermost loop). The flags are:
 - ``error_model="numpy"``: division follows IEEE rules instead of raising,
   which keeps the division out of the exception machinery.
 - ``nogil=True``: callers may run kernels from Python threads.
+- ``no_cfunc_wrapper=True``: numba otherwise gives every compiled function
+  a C-callable wrapper too, for use as a first-class function value (a
+  ``cfunc`` address); worldgen never uses kernels that way, and making the
+  wrappers cost about 1.3 of the 31 CPU-seconds of a first ``worldgen
+  terrain`` (141 of them, and their machine code).
 
 A kernel called from another kernel is compiled once per argument *type*:
 numba would compile a separate copy for every constant it is passed
@@ -63,7 +68,13 @@ from numba.core.registry import CPUDispatcher
 
 from worldgen._ctrl_c import caused_by_ctrl_c
 
-OPTIONS = {"cache": True, "fastmath": False, "error_model": "numpy", "nogil": True}
+OPTIONS = {
+    "cache": True,
+    "fastmath": False,
+    "error_model": "numpy",
+    "nogil": True,
+    "no_cfunc_wrapper": True,
+}
 
 
 def kernel(func: Callable) -> Callable:

@@ -31,8 +31,6 @@ depends on which thread runs it, so results do not depend on thread count.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import get_thread_id, prange, types
 from numba.extending import overload
@@ -132,25 +130,19 @@ def _wrapped(tag) -> bool:
     return tag.dtype == types.uint16
 
 
-@kernel
-def _few_offsets(xs, freqs, offsets, limit):
-    # Whether the first _PROBE samples of an octave take at most ``limit``
-    # offsets in their cells (computed as _axes and cells do).
-    n = min(xs.size, _PROBE)
-    seen = np.empty(n)
+def _few_offsets(xs, freqs, offsets, limit) -> bool:
+    """Whether the first _PROBE samples of an octave take at most ``limit``
+    offsets in their cells (computed as _axes and cells do). Plain numpy:
+    a kernel for these few values cost 0.3 s of compiling on a first run."""
+    with np.errstate(invalid="ignore", over="ignore"):  # as in _axes: inf, NaN
+        v = xs[:_PROBE, None] * freqs + offsets[:, 0]
+        fracs = v - np.floor(v)
     for o in range(freqs.size):
-        count = 0
-        for i in range(n):
-            v = xs[i] * freqs[o] + offsets[o, 0]
-            f = v - math.floor(v)
-            new = True
-            for q in range(count):
-                if seen[q] == f:
-                    new = False
-            if new:
-                seen[count] = f
-                count += 1
-        if count <= limit:
+        seen: list[float] = []
+        for f in fracs[:, o].tolist():
+            if not any(s == f for s in seen):  # NaN is never equal: each one new
+                seen.append(f)
+        if len(seen) <= limit:
             return True
     return False
 
@@ -256,12 +248,12 @@ def _finish(single, acc, total, n):
 @parallel_kernel
 def points1(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, out):
     single = perms.shape[0] == 1 and mode == FBM
-    if single:
-        p, period, f, ox = perms[0], periods[0], freqs[0], offsets[0, 0]
-        for i in prange(out.size):
-            out[i] = noise1(tag, p, period, iopts, jitter, x[i] * f + ox)
-        return
     for i in prange(out.size):
+        if single:
+            out[i] = noise1(
+                tag, perms[0], periods[0], iopts, jitter, x[i] * freqs[0] + offsets[0, 0]
+            )
+            continue
         acc = n = 0.0
         for o in range(perms.shape[0]):
             n = noise1(tag, perms[o], periods[o], iopts, jitter, x[i] * freqs[o] + offsets[o, 0])
@@ -272,12 +264,14 @@ def points1(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, tota
 @parallel_kernel
 def points2(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, out):
     single = perms.shape[0] == 1 and mode == FBM
-    if single:
-        p, period, f, ox, oy = perms[0], periods[0], freqs[0], offsets[0, 0], offsets[0, 1]
-        for i in prange(out.size):
-            out[i] = noise2(tag, p, period, iopts, jitter, x[i] * f + ox, y[i] * f + oy)
-        return
     for i in prange(out.size):
+        if single:
+            f = freqs[0]
+            out[i] = noise2(
+                tag, perms[0], periods[0], iopts, jitter,
+                x[i] * f + offsets[0, 0], y[i] * f + offsets[0, 1],
+            )  # fmt: skip
+            continue
         acc = n = 0.0
         for o in range(perms.shape[0]):
             f = freqs[o]
@@ -292,15 +286,14 @@ def points2(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, tota
 @parallel_kernel
 def points3(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, z, out):
     single = perms.shape[0] == 1 and mode == FBM
-    if single:
-        p, period, f = perms[0], periods[0], freqs[0]
-        ox, oy, oz = offsets[0, 0], offsets[0, 1], offsets[0, 2]
-        for i in prange(out.size):
-            out[i] = noise3(
-                tag, p, period, iopts, jitter, x[i] * f + ox, y[i] * f + oy, z[i] * f + oz
-            )
-        return
     for i in prange(out.size):
+        if single:
+            f = freqs[0]
+            out[i] = noise3(
+                tag, perms[0], periods[0], iopts, jitter,
+                x[i] * f + offsets[0, 0], y[i] * f + offsets[0, 1], z[i] * f + offsets[0, 2],
+            )  # fmt: skip
+            continue
         acc = n = 0.0
         for o in range(perms.shape[0]):
             f = freqs[o]
@@ -315,16 +308,15 @@ def points3(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, tota
 @parallel_kernel
 def points4(tag, perms, periods, iopts, jitter, freqs, offsets, amps, mode, total, x, y, z, w, out):
     single = perms.shape[0] == 1 and mode == FBM
-    if single:
-        p, period, f = perms[0], periods[0], freqs[0]
-        ox, oy, oz, ow = offsets[0, 0], offsets[0, 1], offsets[0, 2], offsets[0, 3]
-        for i in prange(out.size):
-            out[i] = noise4(
-                tag, p, period, iopts, jitter,
-                x[i] * f + ox, y[i] * f + oy, z[i] * f + oz, w[i] * f + ow,
-            )  # fmt: skip
-        return
     for i in prange(out.size):
+        if single:
+            f = freqs[0]
+            out[i] = noise4(
+                tag, perms[0], periods[0], iopts, jitter,
+                x[i] * f + offsets[0, 0], y[i] * f + offsets[0, 1],
+                z[i] * f + offsets[0, 2], w[i] * f + offsets[0, 3],
+            )  # fmt: skip
+            continue
         acc = n = 0.0
         for o in range(perms.shape[0]):
             f = freqs[o]
