@@ -257,3 +257,18 @@ def test_the_one_pass_pictures_are_the_bytes_of_the_bands(monkeypatch, world):
     banded = map_pictures(config, window, layers=layers)
     _assert_same(fast, banded, np.s_[:, :])
     assert len(np.unique(fast.colour.reshape(-1, 3), axis=0)) > 20  # land and sea shaded
+
+
+@pytest.mark.parametrize("picture", ["map_pictures", "shaded_colour"])
+def test_blend_that_is_not_a_bool_is_refused_by_name(picture):
+    """An array as ``blend`` failed with numpy's "truth value of an array is
+    ambiguous" (map_pictures' one-pass path, shaded_colour's bands)."""
+    from worldgen.products._pictures import shaded_colour
+
+    config = MapConfig(terrain=NoiseMap(width=8, height=8, normalize="global"))
+    blend = np.zeros((4, 4))
+    with pytest.raises(TypeError, match=r"blend must be True or False"):
+        if picture == "map_pictures":
+            map_pictures(config, blend=blend)
+        else:
+            shaded_colour(config, np.full((3, 3), 0.5), blend=blend)

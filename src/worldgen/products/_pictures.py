@@ -25,7 +25,7 @@ import dataclasses
 import numpy as np
 
 from worldgen._checks import height_field
-from worldgen.noise._validate import check_int, check_positive
+from worldgen.noise._validate import check_bool, check_int, check_positive
 from worldgen.products._maps import MapConfig, MapLayers, make_layers
 from worldgen.products._shading import (
     apply_shade,
@@ -140,6 +140,7 @@ def shaded_colour(
     >>> shaded_colour(MapConfig(), np.full((3, 3), 0.5)).shape
     (1, 1, 3)
     """
+    check_bool(blend, "blend")
     padded = _with_halo(heights, halo)
     relief = config.relief if relief is None else check_positive(relief, "relief")
     water = config.water_classes
@@ -255,6 +256,7 @@ def map_pictures(
     >>> bool((whole.normal[4:12, 8:16] == part.normal).all())
     True
     """
+    check_bool(blend, "blend")
     window = config.window if window is None else window
     if layers is None:
         layers = make_layers(config, window)
