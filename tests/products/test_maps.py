@@ -258,3 +258,22 @@ def test_window_tiles_cover_the_window():
 
 def test_axis_helper_used_by_maps_is_exact():
     assert np.array_equal(axis(0.0, 4, 0.5), [0.0, 0.5, 1.0, 1.5])
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (3, 4)])
+def test_metres_from_unit_keeps_the_shape_it_is_given(shape):
+    """A world's heights in metres have the shape of the unit heights: a 0-d
+    array gave a 1-d one (the explorer's cursor read-out failed on it), and
+    the values are those of the formula, either side of the sea."""
+    from worldgen.config import map_config, preset
+
+    config = map_config(preset("continents"))
+    rng = np.random.default_rng(0)
+    unit = rng.uniform(0.0, 1.0, shape)
+    metres = config.metres_from_unit(unit)
+    assert metres.shape == shape
+    w, sea = config.world, config.sea_level
+    expected = np.where(
+        unit >= sea, (unit - sea) / (1 - sea) * w.relief, (unit - sea) / sea * w.ocean_depth
+    )
+    np.testing.assert_allclose(metres, expected, rtol=1e-12, atol=1e-9)

@@ -104,6 +104,7 @@ def world_command(
             "--overwrite-save",
             help="Let the set write over (--export mca) or remove OUT/minecraft when it is not "
             "as worldgen wrote it (Minecraft played it); refused without this.",
+            show_default="off",
         ),
     ] = False,
 ) -> None:

@@ -214,10 +214,9 @@ class MapConfig:
         u = np.asarray(heights, dtype=np.float64)
         if self.world is None:
             return (u - sea) * self.relief
-        u = np.ascontiguousarray(u)
-        out = np.empty(u.shape)
+        out = np.empty(u.shape)  # of any shape, a 0-d array's too
         _metres_from_unit(
-            u.reshape(-1), sea, float(self.world.relief), float(self.world.ocean_depth),
+            np.ascontiguousarray(u).reshape(-1), sea, float(self.world.relief), float(self.world.ocean_depth),
             out.reshape(-1),
         )  # fmt: skip
         return out
