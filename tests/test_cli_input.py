@@ -19,7 +19,7 @@ from worldgen.products import MapConfig
 from worldgen.voxel import VoxelConfig
 
 runner = CliRunner()
-COMMANDS = ("map", "terrain", "world", "animate", "wobble", "config")
+COMMANDS = ("map", "terrain", "world", "serve", "animate", "wobble", "config")
 
 
 def _help(command: str) -> str:
@@ -52,6 +52,12 @@ def test_map_help_shows_the_documented_defaults():
     for option, default in [("--seed", "0"), ("--width", "512"), ("--octaves", "6")]:
         assert re.search(rf"{option} .*?\[default: \(?{default}\)?\]", text)
     assert "counted from the map centre" in text
+
+
+def test_help_keeps_the_config_tables_it_names():
+    # Square brackets are rich markup in help: "[world]" must still be shown.
+    text = re.sub(r"[│\s]+", " ", _help("world"))
+    assert "its world model in a [world] table" in text
 
 
 def test_version():

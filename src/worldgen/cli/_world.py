@@ -52,7 +52,7 @@ def world_command(
     config: Annotated[
         pathlib.Path | None,
         Opt(
-            help="TOML world config file, its world model in a [world] table; options given "
+            help="TOML world config file, its world model in a \\[world] table; options given "
             "here override it (`worldgen config --example world` prints one).",
             show_default="none",
         ),
@@ -104,6 +104,7 @@ def world_command(
             "--overwrite-save",
             help="Let the set write over (--export mca) or remove OUT/minecraft when it is not "
             "as worldgen wrote it (Minecraft played it); refused without this.",
+            show_default="off",
         ),
     ] = False,
 ) -> None:
