@@ -80,6 +80,33 @@ def test_shipped_examples_are_every_default(name):
         assert voxel_config(data) == VoxelConfig()
 
 
+def test_shipped_map_example_names_every_key():
+    # "every key at its default": each field of each table and of the top
+    # level is written out ([world] is commented out, [biomes] described).
+    import dataclasses
+
+    from worldgen.config import _TABLES, example
+
+    data = tomllib.loads(example("map"))
+    missing = [
+        f"[{table}] {field.name}"
+        for table, cls in _TABLES.items()
+        if table != "world"
+        for field in dataclasses.fields(cls)
+        if field.name not in data.get(table, {})
+    ]
+    missing += [
+        field.name
+        for field in dataclasses.fields(MapConfig)
+        if field.name not in (*data, "world", "biomes")
+    ]
+    assert missing == []
+    commented = example("map").split("# [world]")[1].split("\n\n")[0]
+    from worldgen.world import WorldConfig
+
+    assert all(f"# {field.name} = " in commented for field in dataclasses.fields(WorldConfig))
+
+
 def test_readme_config_example_works_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     text = runner.invoke(cli.app, ["config", "--example", "map"]).output
