@@ -458,7 +458,7 @@ ContinentSize = Annotated[
     typer.Option(
         help="World presets: side of the squares that hold one landmass each, in cells "
         "(a power of two, 1024 to 1048576).",
-        show_default="65536 (the preset's)",
+        show_default="65536 (islands 4096, archipelago 2048)",
     ),
 ]
 LandFraction = Annotated[
