@@ -239,7 +239,13 @@ def test_world_rivers_flag_reaches_the_config(tmp_path):
 def test_world_maps_refuse_classic_options_and_have_levels_and_water(tmp_path):
     refused = runner.invoke(app, ["map", "--out", str(tmp_path / "a"), *SMALL, "--octaves", "3"])
     assert refused.exit_code == 1
-    assert "--octaves shape the classic noise map" in refused.output
+    assert "--octaves shapes the classic noise map" in refused.output
+    both = [*SMALL, "--octaves", "3", "--scale", "9"]
+    refused = runner.invoke(app, ["map", "--out", str(tmp_path / "a"), *both])
+    assert "--scale, --octaves shape the classic noise map" in refused.output
+    classic = [*SMALL, "--preset", "classic", "--land-fraction", "0.1"]
+    refused = runner.invoke(app, ["map", "--out", str(tmp_path / "a"), *classic])
+    assert "--land-fraction shapes the world model" in refused.output
     result = runner.invoke(
         app, ["map", "--out", str(tmp_path / "b"), *SMALL, "--level", "6", "--export", "npy"]
     )

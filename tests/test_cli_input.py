@@ -19,7 +19,7 @@ from worldgen.products import MapConfig
 from worldgen.voxel import VoxelConfig
 
 runner = CliRunner()
-COMMANDS = ("map", "terrain", "world", "animate", "wobble", "config")
+COMMANDS = ("map", "terrain", "world", "serve", "animate", "wobble", "config")
 
 
 def _help(command: str) -> str:
@@ -54,6 +54,12 @@ def test_map_help_shows_the_documented_defaults():
     assert "counted from the map centre" in text
 
 
+def test_help_keeps_the_config_tables_it_names():
+    # Square brackets are rich markup in help: "[world]" must still be shown.
+    text = re.sub(r"[│\s]+", " ", _help("world"))
+    assert "its world model in a [world] table" in text
+
+
 def test_version():
     result = runner.invoke(cli.app, ["--version"])
     assert result.exit_code == 0
@@ -72,6 +78,33 @@ def test_shipped_examples_are_every_default(name):
         assert map_config(data) == MapConfig()
     else:
         assert voxel_config(data) == VoxelConfig()
+
+
+def test_shipped_map_example_names_every_key():
+    # "every key at its default": each field of each table and of the top
+    # level is written out ([world] is commented out, [biomes] described).
+    import dataclasses
+
+    from worldgen.config import _TABLES, example
+
+    data = tomllib.loads(example("map"))
+    missing = [
+        f"[{table}] {field.name}"
+        for table, cls in _TABLES.items()
+        if table != "world"
+        for field in dataclasses.fields(cls)
+        if field.name not in data.get(table, {})
+    ]
+    missing += [
+        field.name
+        for field in dataclasses.fields(MapConfig)
+        if field.name not in (*data, "world", "biomes")
+    ]
+    assert missing == []
+    commented = example("map").split("# [world]")[1].split("\n\n")[0]
+    from worldgen.world import WorldConfig
+
+    assert all(f"# {field.name} = " in commented for field in dataclasses.fields(WorldConfig))
 
 
 def test_readme_config_example_works_as_written(tmp_path, monkeypatch):

@@ -2,8 +2,10 @@
 
 A world config file (for ``worldgen world``) has the fields of
 :class:`~worldgen.voxel.VoxelConfig` at its top level (``seed``, ``y_min``,
-``y_max``, ``sea_level``, ``caves``, ``trees``, ``ores``), and optionally a
-table ``[palette]`` of ``name = [r, g, b]`` colours to change.
+``y_max``, ``sea_level``, ``terrain``, ``caves``, ``aquifers``, ``rivers``,
+``trees``, ``ores``), and optionally a table ``[world]`` (the fields of
+:class:`~worldgen.world.WorldConfig`: the world model whose ground it is)
+and a table ``[palette]`` of ``name = [r, g, b]`` colours to change.
 
 A map config file has optional tables ``[world]`` (the fields of
 :class:`~worldgen.world.WorldConfig`: with it the map is a view of the

@@ -326,7 +326,8 @@ def _map_data(
     elif world:
         names = ", ".join(map(_option, world))
         raise ValueError(
-            f"{names} shape the world model, but this map is a classic noise map; "
+            f"{names} {'shapes' if len(world) == 1 else 'shape'} the world model, but this "
+            "map is a classic noise map; "
             "use a world preset (continents, islands, archipelago) or a [world] table"
         )
     return data, w, h
@@ -418,7 +419,8 @@ def _classic_only(settings, options: dict[str, Any]) -> None:
     if given:
         names = ", ".join(map(_option, given))
         raise ValueError(
-            f"{names} shape the classic noise map, not the world model; use "
+            f"{names} {'shapes' if len(given) == 1 else 'shape'} the classic noise map, not "
+            "the world model; use "
             "--preset classic (or classic-islands, ...), or leave them out and shape the "
             "world with --continent-size, --land-fraction and --relief"
         )
@@ -458,7 +460,7 @@ ContinentSize = Annotated[
     typer.Option(
         help="World presets: side of the squares that hold one landmass each, in cells "
         "(a power of two, 1024 to 1048576).",
-        show_default="65536 (the preset's)",
+        show_default="65536 (islands 4096, archipelago 2048)",
     ),
 ]
 LandFraction = Annotated[

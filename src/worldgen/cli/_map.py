@@ -136,7 +136,8 @@ def map_command(
         Opt(
             help="World presets: height of the highest peaks, in metres. Classic maps: cells "
             "high a height of 1.0 stands, for shading (a world unit: every window shades alike).",
-            show_default="240 m; classic: 128, a preset's grows with the map",
+            show_default="240 m (islands 160, archipelago 120); classic: 128, a preset's grows "
+            "with the map",
         ),
     ] = None,
     export: Annotated[

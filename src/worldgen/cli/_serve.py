@@ -37,7 +37,9 @@ def serve_command(
             "address: by any address of this machine).",
         ),
     ] = "127.0.0.1",
-    open_browser: Annotated[bool, Opt("--open", help="Open the page in a browser.")] = False,
+    open_browser: Annotated[
+        bool, Opt("--open", help="Open the page in a browser.", show_default="off")
+    ] = False,
     timeout: Annotated[float, Opt(help="Seconds a tile request may wait (then 504).")] = 60.0,
 ) -> None:
     """Serve the explorer: a local page to pan, zoom and fly through the world."""

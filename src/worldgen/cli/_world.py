@@ -52,7 +52,7 @@ def world_command(
     config: Annotated[
         pathlib.Path | None,
         Opt(
-            help="TOML world config file, its world model in a [world] table; options given "
+            help="TOML world config file, its world model in a \\[world] table; options given "
             "here override it (`worldgen config --example world` prints one).",
             show_default="none",
         ),

@@ -61,9 +61,10 @@ class TerrainConfig:
         Find rivers and lakes (default True).
     river_threshold : float, optional
         Cells draining through a cell for it to be a river, > 0 (default:
-        ``RIVER_AREA * scale**2`` for the map's noise scale, about 63
-        cells for the islands preset at 512 x 512): a constant of the
-        configs, never of the window's size.
+        ``RIVER_AREA * MapConfig.feature_scale**2``: about 390 cells for
+        the ``continents`` preset, 175 for ``islands``, 44 for
+        ``archipelago``, 63 for ``classic-islands`` at 512 x 512): a
+        constant of the configs, never of the window's size.
     min_lake : int
         Lakes (filled pits) smaller than this many cells are not kept
         (default 12), so that erosion's small pits do not speckle the land.
