@@ -258,3 +258,18 @@ def test_window_tiles_cover_the_window():
 
 def test_axis_helper_used_by_maps_is_exact():
     assert np.array_equal(axis(0.0, 4, 0.5), [0.0, 0.5, 1.0, 1.5])
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (3,), (2, 3)])
+def test_metres_from_unit_keeps_the_shape_of_its_heights(shape):
+    # A world map's conversion went through a 1-d copy and gave a 0-d
+    # height back as shape (1,): the explorer's cursor read-out failed
+    # with "only 0-dimensional arrays can be converted to Python scalars".
+    from worldgen.world import WorldConfig
+
+    heights = np.linspace(0.0, 1.0, int(np.prod(shape))).reshape(shape)
+    world = MapConfig(world=WorldConfig())
+    for config in (world, MapConfig()):
+        assert config.metres_from_unit(heights).shape == shape
+    assert np.allclose(world.unit_from_metres(world.metres_from_unit(heights)), heights)
+    assert world.metres_from_unit(0.5).shape == ()

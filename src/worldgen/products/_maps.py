@@ -214,13 +214,14 @@ class MapConfig:
         u = np.asarray(heights, dtype=np.float64)
         if self.world is None:
             return (u - sea) * self.relief
+        shape = u.shape  # ascontiguousarray makes a 0-d array 1-d
         u = np.ascontiguousarray(u)
         out = np.empty(u.shape)
         _metres_from_unit(
             u.reshape(-1), sea, float(self.world.relief), float(self.world.ocean_depth),
             out.reshape(-1),
         )  # fmt: skip
-        return out
+        return out.reshape(shape)
 
     @property
     def tile_halo(self) -> int:
