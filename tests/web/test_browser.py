@@ -659,3 +659,28 @@ def test_zoom_6_shows_a_big_river(browser, server):
     assert near.any(), "no river where it runs"
     assert around.mean() < 0.4  # on land: a river, not the sea
     assert errors == []
+
+
+def test_a_field_cleared_to_be_retyped_sends_nothing(page):
+    # An emptied field (or one holding '-' on the way to a negative
+    # number) was left out of the parameters sent: a moment later the
+    # server's default seed replaced the world, the view jumped to its
+    # spawn and the field was filled with 0 under the typing.
+    page.open("#seed=5&zoom=8")
+    key = page.page.evaluate("window.explorer.world.key")
+    before = page.state()
+    page.page.fill("input[name=seed]", "")
+    page.page.wait_for_timeout(1500)
+    assert page.page.evaluate("window.explorer.world.key") == key
+    assert page.page.input_value("input[name=seed]") == ""
+    assert page.state()["seed"] == "5" and page.state()["x"] == before["x"]
+    page.page.type("input[name=seed]", "-")
+    page.page.wait_for_timeout(1000)
+    assert page.page.evaluate("window.explorer.world.key") == key
+    page.page.type("input[name=seed]", "7")
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.wait()
+    seed = str(2**64 - 7)  # a world's seed, as 64 bits without a sign
+    assert page.state()["seed"] == seed
+    assert page.page.input_value("input[name=seed]") == seed
+    assert page.page.is_hidden("#error") and page.errors == []
