@@ -684,3 +684,28 @@ def test_a_field_cleared_to_be_retyped_sends_nothing(page):
     assert page.state()["seed"] == seed
     assert page.page.input_value("input[name=seed]") == seed
     assert page.page.is_hidden("#error") and page.errors == []
+
+
+def test_a_world_answered_late_does_not_replace_the_last_one_asked_for(page):
+    # Seed 3's world is answered after seed 4's, asked for next: the page
+    # showed the answers in the order they came, and ended on seed 3 with
+    # 4 typed last.
+    held = []
+    page.page.route("**/worlds?*seed=3*", lambda route: held.append(route))
+    page.open("#seed=5&zoom=8")
+    key = page.page.evaluate("window.explorer.world.key")
+    page.page.fill("input[name=seed]", "3")
+    page.page.wait_for_timeout(1000)
+    assert len(held) == 1 and page.page.evaluate("window.explorer.world.key") == key
+    page.page.fill("input[name=seed]", "4")
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.wait()
+    four = page.page.evaluate("window.explorer.world.key")
+    pixels = page.map_pixels()
+    held[0].continue_()
+    page.page.wait_for_timeout(1500)
+    page.wait()
+    assert page.page.evaluate("window.explorer.world.key") == four
+    assert page.state()["seed"] == "4" and page.page.input_value("input[name=seed]") == "4"
+    assert np.abs(page.map_pixels() - pixels).mean() < 1
+    assert page.page.is_hidden("#error") and page.errors == []

@@ -40,10 +40,14 @@ function save() {
 }
 
 // place(world), if given, says where the new world's view goes (jumpTo's
-// options); without it the view stays.
+// options); without it the view stays. Only the last world asked for is
+// shown: an earlier one's answer that comes later is dropped.
+let asked = 0;
 async function changeWorld(params, place = null) {
+  const mine = ++asked;
   try {
     const world = await register(params);
+    if (mine !== asked) return;
     showError('');
     explorer.world = world;
     state.world = { ...world.params };
@@ -53,6 +57,7 @@ async function changeWorld(params, place = null) {
     save();
     updateLayerNote();
   } catch (error) {
+    if (mine !== asked) return;
     showError(error.message);
     refused = true;
   }
