@@ -709,3 +709,45 @@ def test_a_world_answered_late_does_not_replace_the_last_one_asked_for(page):
     assert page.state()["seed"] == "4" and page.page.input_value("input[name=seed]") == "4"
     assert np.abs(page.map_pixels() - pixels).mean() < 1
     assert page.page.is_hidden("#error") and page.errors == []
+
+
+def _open_voxels(page, x, y):
+    page.page.evaluate("document.querySelectorAll('.maplibregl-popup').forEach((p) => p.remove())")
+    page.page.mouse.click(x, y)
+    cell = page.page.evaluate("window.explorer.copied")
+    page.page.click(".maplibregl-popup-content button")
+    return cell.replace(" ", ", ")
+
+
+def test_voxel_chunks_answered_late_are_not_drawn(page):
+    # The chunks of a view closed while loading came after the next view
+    # was opened: they replaced it, title and all; with none opened, a
+    # canvas drew behind the closed panel.
+    held, holding = [], [True]
+    page.open("#zoom=15&x=300&z=200")
+    page.page.route(
+        "**/chunks?*", lambda route: held.append(route) if holding[0] else route.continue_()
+    )
+    first = _open_voxels(page, 670, 330)
+    page.page.click("#voxels-close")
+    holding[0] = False
+    second = _open_voxels(page, 800, 400)
+    assert first != second and len(held) == 1
+    page.page.wait_for_function("window.explorer.voxels", timeout=LOAD_LIMIT)
+    title = page.page.inner_text("#voxels-title")
+    assert f"around {second}:" in title
+    held[0].continue_()
+    page.page.wait_for_timeout(3000)
+    assert page.page.inner_text("#voxels-title") == title
+    assert page.page.locator("#voxels-view canvas").count() == 1
+    # Closed while loading, none opened after: nothing comes back.
+    holding[0] = True
+    page.page.click("#voxels-close")
+    _open_voxels(page, 670, 330)
+    page.page.click("#voxels-close")
+    assert len(held) == 2 and page.page.is_hidden("#voxels")
+    held[1].continue_()
+    page.page.wait_for_timeout(3000)
+    assert page.page.is_hidden("#voxels")
+    assert page.page.locator("#voxels-view canvas").count() == 0
+    assert page.errors == []

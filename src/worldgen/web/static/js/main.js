@@ -194,16 +194,22 @@ function setupReadout(map) {
   });
 }
 
+// The last voxel view asked for: an earlier one that loads later, or one
+// closed while loading, says nothing.
+let voxelsAsked = 0;
 async function showVoxels(x, z) {
+  const mine = ++voxelsAsked;
   const section = $('voxels');
   section.hidden = false;
   $('voxels-title').textContent = `voxel chunks around ${x}, ${z} (loading)`;
   try {
     const info = await openVoxels($('voxels-view'), `/w/${explorer.world.key}/chunks?x=${x}&z=${z}&radius=32`, [x, z]);
+    if (mine !== voxelsAsked || !info) return;
     const note = layerNote('voxel');
     $('voxels-title').textContent = `voxel chunks around ${x}, ${z}: 64 x 64 columns, ${info.triangles} triangles${note ? '. ' + note : ''}`;
     explorer.voxels = info;
   } catch (error) {
+    if (mine !== voxelsAsked) return;
     $('voxels-title').textContent = `voxel chunks: ${error.message}`;
   }
 }
@@ -344,6 +350,7 @@ async function start() {
     $('panel-toggle').textContent = open ? 'Close panel' : 'Panel';
   });
   $('voxels-close').addEventListener('click', () => {
+    voxelsAsked += 1;
     closeVoxels();
     $('voxels').hidden = true;
   });
