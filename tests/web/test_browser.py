@@ -751,3 +751,29 @@ def test_voxel_chunks_answered_late_are_not_drawn(page):
     assert page.page.is_hidden("#voxels")
     assert page.page.locator("#voxels-view canvas").count() == 0
     assert page.errors == []
+
+
+def test_a_failed_readout_says_so_without_page_errors(page):
+    # A read-out whose request failed (the server stopped) left an
+    # uncaught error in the page at each cell, and one answered with an
+    # error showed the bare coordinates with no word why.
+    page.open("#zoom=12")
+    page.page.route("**/point?*", lambda route: route.abort())
+    page.page.mouse.move(600, 300)
+    page.page.wait_for_function(
+        "document.getElementById('readout').textContent.includes('no read-out')", timeout=30_000
+    )
+    page.page.unroute("**/point?*")
+    page.page.route(
+        "**/point?*",
+        lambda route: route.fulfill(
+            status=504, content_type="application/json", body='{"error": "took too long"}'
+        ),
+    )
+    page.page.mouse.move(650, 320)
+    page.page.wait_for_function(
+        "document.getElementById('readout').textContent.includes('took too long')",
+        timeout=30_000,
+    )
+    # The browser's own lines on the failed loads, and nothing else.
+    assert [e for e in page.errors if not e.startswith("Failed to load resource")] == []

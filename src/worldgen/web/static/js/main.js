@@ -155,11 +155,15 @@ function setupReadout(map) {
     pending = true;
     try {
       const response = await fetch(`/w/${explorer.world.key}/point?x=${x}&z=${z}`);
-      if (response.ok) {
-        const p = await response.json();
-        if (cell && cell[0] === p.x && cell[1] === p.z) {
-          readout.textContent = `X ${p.x}  Z ${p.z}  ${Math.round(p.metres)} m  ${p.biome}  ${p.temperature.toFixed(1)} °C  ${Math.round(p.rainfall)} mm`;
-        }
+      const p = await response.json();
+      if (!response.ok) throw new Error(p.error);
+      if (cell && cell[0] === p.x && cell[1] === p.z) {
+        readout.textContent = `X ${p.x}  Z ${p.z}  ${Math.round(p.metres)} m  ${p.biome}  ${p.temperature.toFixed(1)} °C  ${Math.round(p.rainfall)} mm`;
+      }
+    } catch (error) {
+      // The cell stays, with why there is no more (a server stopped, a 504).
+      if (cell && cell[0] === x && cell[1] === z) {
+        readout.textContent = `X ${x}  Z ${z}  (no read-out: ${error.message})`;
       }
     } finally {
       pending = false;
