@@ -185,6 +185,8 @@ BAD = [
     ("/worlds?sea=0.9999999999999999&preset=classic", 400, "choose a sea level further from 0"),
     ("/worlds?sea=-0.5&preset=classic", 400, "sea must be a number between 0 and 1"),
     ("/worlds?seed=-99999999999999999999999", 400, "seed"),
+    ("/worlds?seed=" + "9" * 5000, 400, "seed must be an integer of at most 30 digits"),
+    ("/worlds?octaves=-" + "1" * 4400, 400, "octaves must be an integer of at most 30"),
     ("/worlds?octaves=-5", 400, "octaves"),
     ("/worlds?scale=-1e308", 400, "scale"),
     ("/w/{key}/point?x=-99999999999&z=0", 400, "x must be within"),

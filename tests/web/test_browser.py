@@ -659,3 +659,121 @@ def test_zoom_6_shows_a_big_river(browser, server):
     assert near.any(), "no river where it runs"
     assert around.mean() < 0.4  # on land: a river, not the sea
     assert errors == []
+
+
+def test_a_field_cleared_to_be_retyped_sends_nothing(page):
+    # An emptied field (or one holding '-' on the way to a negative
+    # number) was left out of the parameters sent: a moment later the
+    # server's default seed replaced the world, the view jumped to its
+    # spawn and the field was filled with 0 under the typing.
+    page.open("#seed=5&zoom=8")
+    key = page.page.evaluate("window.explorer.world.key")
+    before = page.state()
+    page.page.fill("input[name=seed]", "")
+    page.page.wait_for_timeout(1500)
+    assert page.page.evaluate("window.explorer.world.key") == key
+    assert page.page.input_value("input[name=seed]") == ""
+    assert page.state()["seed"] == "5" and page.state()["x"] == before["x"]
+    page.page.type("input[name=seed]", "-")
+    page.page.wait_for_timeout(1000)
+    assert page.page.evaluate("window.explorer.world.key") == key
+    page.page.type("input[name=seed]", "7")
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.wait()
+    seed = str(2**64 - 7)  # a world's seed, as 64 bits without a sign
+    assert page.state()["seed"] == seed
+    assert page.page.input_value("input[name=seed]") == seed
+    assert page.page.is_hidden("#error") and page.errors == []
+
+
+def test_a_world_answered_late_does_not_replace_the_last_one_asked_for(page):
+    # Seed 3's world is answered after seed 4's, asked for next: the page
+    # showed the answers in the order they came, and ended on seed 3 with
+    # 4 typed last.
+    held = []
+    page.page.route("**/worlds?*seed=3*", lambda route: held.append(route))
+    page.open("#seed=5&zoom=8")
+    key = page.page.evaluate("window.explorer.world.key")
+    page.page.fill("input[name=seed]", "3")
+    page.page.wait_for_timeout(1000)
+    assert len(held) == 1 and page.page.evaluate("window.explorer.world.key") == key
+    page.page.fill("input[name=seed]", "4")
+    page.page.wait_for_function(f"window.explorer.world.key !== '{key}'", timeout=30_000)
+    page.wait()
+    four = page.page.evaluate("window.explorer.world.key")
+    pixels = page.map_pixels()
+    held[0].continue_()
+    page.page.wait_for_timeout(1500)
+    page.wait()
+    assert page.page.evaluate("window.explorer.world.key") == four
+    assert page.state()["seed"] == "4" and page.page.input_value("input[name=seed]") == "4"
+    assert np.abs(page.map_pixels() - pixels).mean() < 1
+    assert page.page.is_hidden("#error") and page.errors == []
+
+
+def _open_voxels(page, x, y):
+    page.page.evaluate("document.querySelectorAll('.maplibregl-popup').forEach((p) => p.remove())")
+    page.page.mouse.click(x, y)
+    cell = page.page.evaluate("window.explorer.copied")
+    page.page.click(".maplibregl-popup-content button")
+    return cell.replace(" ", ", ")
+
+
+def test_voxel_chunks_answered_late_are_not_drawn(page):
+    # The chunks of a view closed while loading came after the next view
+    # was opened: they replaced it, title and all; with none opened, a
+    # canvas drew behind the closed panel.
+    held, holding = [], [True]
+    page.open("#zoom=15&x=300&z=200")
+    page.page.route(
+        "**/chunks?*", lambda route: held.append(route) if holding[0] else route.continue_()
+    )
+    first = _open_voxels(page, 670, 330)
+    page.page.click("#voxels-close")
+    holding[0] = False
+    second = _open_voxels(page, 800, 400)
+    assert first != second and len(held) == 1
+    page.page.wait_for_function("window.explorer.voxels", timeout=LOAD_LIMIT)
+    title = page.page.inner_text("#voxels-title")
+    assert f"around {second}:" in title
+    held[0].continue_()
+    page.page.wait_for_timeout(3000)
+    assert page.page.inner_text("#voxels-title") == title
+    assert page.page.locator("#voxels-view canvas").count() == 1
+    # Closed while loading, none opened after: nothing comes back.
+    holding[0] = True
+    page.page.click("#voxels-close")
+    _open_voxels(page, 670, 330)
+    page.page.click("#voxels-close")
+    assert len(held) == 2 and page.page.is_hidden("#voxels")
+    held[1].continue_()
+    page.page.wait_for_timeout(3000)
+    assert page.page.is_hidden("#voxels")
+    assert page.page.locator("#voxels-view canvas").count() == 0
+    assert page.errors == []
+
+
+def test_a_failed_readout_says_so_without_page_errors(page):
+    # A read-out whose request failed (the server stopped) left an
+    # uncaught error in the page at each cell, and one answered with an
+    # error showed the bare coordinates with no word why.
+    page.open("#zoom=12")
+    page.page.route("**/point?*", lambda route: route.abort())
+    page.page.mouse.move(600, 300)
+    page.page.wait_for_function(
+        "document.getElementById('readout').textContent.includes('no read-out')", timeout=30_000
+    )
+    page.page.unroute("**/point?*")
+    page.page.route(
+        "**/point?*",
+        lambda route: route.fulfill(
+            status=504, content_type="application/json", body='{"error": "took too long"}'
+        ),
+    )
+    page.page.mouse.move(650, 320)
+    page.page.wait_for_function(
+        "document.getElementById('readout').textContent.includes('took too long')",
+        timeout=30_000,
+    )
+    # The browser's own lines on the failed loads, and nothing else.
+    assert [e for e in page.errors if not e.startswith("Failed to load resource")] == []

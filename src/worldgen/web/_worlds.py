@@ -48,6 +48,7 @@ CLASSIC_PARAMS = ("scale", "octaves", "persistence", "lacunarity", "sea")
 
 
 _INTEGER = re.compile(r"[-+]?[0-9]+", re.ASCII)
+_INT_DIGITS = 30  # every integer parameter's range is far within it
 _NUMBER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", re.ASCII)
 
 
@@ -72,6 +73,12 @@ def parse_params(query: Mapping[str, str]) -> dict[str, Any]:
         if not plain.fullmatch(text):
             what = "an integer" if kind is int else "a number"
             raise ValueError(f"{name} must be {what} in plain digits, got {text!r}")
+        if kind is int and len(text.lstrip("+-")) > _INT_DIGITS:
+            # int() refuses past 4300 digits with a message naming no parameter.
+            raise ValueError(
+                f"{name} must be an integer of at most {_INT_DIGITS} digits, got "
+                f"{len(text.lstrip('+-'))} digits"
+            )
         out[name] = kind(text)
     return out
 

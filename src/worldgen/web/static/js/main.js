@@ -40,10 +40,14 @@ function save() {
 }
 
 // place(world), if given, says where the new world's view goes (jumpTo's
-// options); without it the view stays.
+// options); without it the view stays. Only the last world asked for is
+// shown: an earlier one's answer that comes later is dropped.
+let asked = 0;
 async function changeWorld(params, place = null) {
+  const mine = ++asked;
   try {
     const world = await register(params);
+    if (mine !== asked) return;
     showError('');
     explorer.world = world;
     state.world = { ...world.params };
@@ -53,6 +57,7 @@ async function changeWorld(params, place = null) {
     save();
     updateLayerNote();
   } catch (error) {
+    if (mine !== asked) return;
     showError(error.message);
     refused = true;
   }
@@ -150,11 +155,15 @@ function setupReadout(map) {
     pending = true;
     try {
       const response = await fetch(`/w/${explorer.world.key}/point?x=${x}&z=${z}`);
-      if (response.ok) {
-        const p = await response.json();
-        if (cell && cell[0] === p.x && cell[1] === p.z) {
-          readout.textContent = `X ${p.x}  Z ${p.z}  ${Math.round(p.metres)} m  ${p.biome}  ${p.temperature.toFixed(1)} °C  ${Math.round(p.rainfall)} mm`;
-        }
+      const p = await response.json();
+      if (!response.ok) throw new Error(p.error);
+      if (cell && cell[0] === p.x && cell[1] === p.z) {
+        readout.textContent = `X ${p.x}  Z ${p.z}  ${Math.round(p.metres)} m  ${p.biome}  ${p.temperature.toFixed(1)} °C  ${Math.round(p.rainfall)} mm`;
+      }
+    } catch (error) {
+      // The cell stays, with why there is no more (a server stopped, a 504).
+      if (cell && cell[0] === x && cell[1] === z) {
+        readout.textContent = `X ${x}  Z ${z}  (no read-out: ${error.message})`;
       }
     } finally {
       pending = false;
@@ -189,16 +198,22 @@ function setupReadout(map) {
   });
 }
 
+// The last voxel view asked for: an earlier one that loads later, or one
+// closed while loading, says nothing.
+let voxelsAsked = 0;
 async function showVoxels(x, z) {
+  const mine = ++voxelsAsked;
   const section = $('voxels');
   section.hidden = false;
   $('voxels-title').textContent = `voxel chunks around ${x}, ${z} (loading)`;
   try {
     const info = await openVoxels($('voxels-view'), `/w/${explorer.world.key}/chunks?x=${x}&z=${z}&radius=32`, [x, z]);
+    if (mine !== voxelsAsked || !info) return;
     const note = layerNote('voxel');
     $('voxels-title').textContent = `voxel chunks around ${x}, ${z}: 64 x 64 columns, ${info.triangles} triangles${note ? '. ' + note : ''}`;
     explorer.voxels = info;
   } catch (error) {
+    if (mine !== voxelsAsked) return;
     $('voxels-title').textContent = `voxel chunks: ${error.message}`;
   }
 }
@@ -339,6 +354,7 @@ async function start() {
     $('panel-toggle').textContent = open ? 'Close panel' : 'Panel';
   });
   $('voxels-close').addEventListener('click', () => {
+    voxelsAsked += 1;
     closeVoxels();
     $('voxels').hidden = true;
   });

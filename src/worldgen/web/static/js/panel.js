@@ -26,14 +26,28 @@ export function readPanel(form) {
 // A field's change (when it loses focus) after its input events sends
 // nothing again: the values went with the input, and a refused one would
 // come back after its error was cleared.
+// A shown field left empty, or holding what is not yet a number ('-',
+// '1e'), sends nothing: it is being retyped, and without it the server's
+// default would replace the world (and the field) a moment later.
+function unfinished(form) {
+  return WORLD_PARAMS.some((name) => {
+    const input = form.elements[name];
+    if (input.closest('label').style.display === 'none') return false;
+    return input.value.trim() === '' || Boolean(input.validity && input.validity.badInput);
+  });
+}
+
 export function onPanelChange(form, callback, delay = 350) {
   let timer = null;
   let sent = null;
   const fire = (event) => {
+    const preset = Boolean(event && event.target && event.target.name === 'preset');
+    if (!preset && unfinished(form)) {
+      clearTimeout(timer);
+      return;
+    }
     const params = readPanel(form);
-    const chosen = event && event.target && event.target.name === 'preset'
-      ? { preset: params.preset, seed: params.seed }
-      : params;
+    const chosen = preset ? { preset: params.preset, seed: params.seed } : params;
     for (const key of Object.keys(chosen)) if (chosen[key] === undefined) delete chosen[key];
     const key = JSON.stringify(chosen);
     if (event && event.type === 'change' && key === sent) return;

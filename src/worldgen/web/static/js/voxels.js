@@ -4,6 +4,9 @@ import * as THREE from 'three';
 import { OrbitControls } from '/static/vendor/three/OrbitControls.js';
 
 let current = null;
+// Counts the views opened and closed: a view whose chunks come after
+// another was opened, or the panel closed, is not drawn.
+let asked = 0;
 
 function geometry(part, origin) {
   const positions = new Float32Array(part.positions.length);
@@ -22,16 +25,21 @@ function geometry(part, origin) {
 }
 
 export function closeVoxels() {
+  asked += 1;
   if (!current) return;
   current.stop();
   current = null;
 }
 
+// Draws the chunks of url into container; null (and nothing drawn) if
+// another view was opened or the panel closed while they came.
 export async function openVoxels(container, url, centre) {
   closeVoxels();
+  const mine = asked;
   const response = await fetch(url);
   if (!response.ok) throw new Error((await response.json()).error);
   const data = await response.json();
+  if (mine !== asked) return null;
   const origin = [centre[0], centre[1]];
   const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
   renderer.setPixelRatio(window.devicePixelRatio);
