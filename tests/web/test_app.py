@@ -57,6 +57,22 @@ def test_layers_are_tilejson_3(client, key):
     assert one == docs[2]
 
 
+def test_tilejson_centres_on_the_spawn(client, key):
+    """A map library opening a layer's TileJSON lands where the page does,
+    on the world's spawn; ``center`` was world cell (0, 0), open ocean in
+    most worlds."""
+    from worldgen.web._tiles import lnglat_to_cell
+    from worldgen.web._worlds import spawn_of
+
+    spawn = spawn_of(build_config({}, {"preset": "continents", "seed": 2}))
+    assert spawn != [0, 0]
+    for doc in client.get("/layers").json():
+        lng, lat, zoom = doc["center"]
+        x, z = lnglat_to_cell(lng, lat)
+        assert abs(x - spawn[0]) < 1e-3 and abs(z - spawn[1]) < 1e-3, (doc["name"], x, z)
+        assert zoom == NATIVE_ZOOM - 1
+
+
 def test_tile_bytes_are_the_librarys_and_cached_forever(client, key):
     config = build_config({}, {"preset": "continents", "seed": 2})
     assert key == world_key(config)
@@ -508,11 +524,11 @@ def test_only_loopback_names_are_this_server(host, allowed):
 def test_a_server_on_every_address_is_opened_by_any_address(every):
     # --host 0.0.0.0 to show the world on another machine: that machine
     # names the server by its address, which no other site can point here.
-    app = create_app(hosts=(every,))
+    # An app per client: a client's end shuts its app's pools down.
     for host in ("192.168.1.5:8000", "[fe80::1]:80", "10.0.0.1"):
-        with TestClient(app, base_url=f"http://{host}") as c:
+        with TestClient(create_app(hosts=(every,)), base_url=f"http://{host}") as c:
             assert c.get("/layers").status_code == 200, host
-    with TestClient(app, base_url="http://evil.example") as c:
+    with TestClient(create_app(hosts=(every,)), base_url="http://evil.example") as c:
         refused = c.get("/layers")
     assert refused.status_code == 400
     assert refused.json()["error"].endswith("[::1], an address of this machine")

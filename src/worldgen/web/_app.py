@@ -74,7 +74,7 @@ from worldgen.web._products import (
     voxel_note,
 )
 from worldgen.web._server import PacedResponses, every_address
-from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, check_tile
+from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, cell_to_lnglat, check_tile
 from worldgen.web._worlds import PARAMS, Worlds, parse_params, spawn_of
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
@@ -490,7 +490,9 @@ class Explorer:
             ) from None
 
 
-def _tilejson(request: Request, key: str, layer: str, world: tuple[MapConfig, dict]) -> dict:
+def _tilejson(
+    request: Request, key: str, layer: str, world: tuple[MapConfig, dict], spawn: list[int]
+) -> dict:
     config, params = world
     info = LAYERS[layer]
     base = str(request.base_url).rstrip("/")
@@ -504,7 +506,7 @@ def _tilejson(request: Request, key: str, layer: str, world: tuple[MapConfig, di
         "minzoom": info.min_zoom,
         "maxzoom": NATIVE_ZOOM,
         "bounds": cell_bounds(),
-        "center": [0.0, 0.0, NATIVE_ZOOM - 1],
+        "center": [*cell_to_lnglat(*spawn), NATIVE_ZOOM - 1],  # where the page opens
         "tileSize": 256,
         "attribution": "worldgen",
         "worldgen": {"key": key, "params": dict(params)},
@@ -517,8 +519,10 @@ def _tilejson(request: Request, key: str, layer: str, world: tuple[MapConfig, di
     return doc
 
 
-def _layers(request: Request, key: str, world: tuple[MapConfig, dict]) -> list[dict]:
-    return [_tilejson(request, key, name, world) for name in LAYERS]
+def _layers(
+    request: Request, key: str, world: tuple[MapConfig, dict], spawn: list[int]
+) -> list[dict]:
+    return [_tilejson(request, key, name, world, spawn) for name in LAYERS]
 
 
 def create_app(
@@ -596,9 +600,14 @@ def create_app(
     async def index(request: Request) -> Response:
         return await files.get_response("index.html", request.scope)
 
+    async def spawn_of_world(key: str, world: tuple[MapConfig, dict]) -> list[int]:
+        # On the pool: the first search loads kernels (later ones are cached).
+        return await state.run(("spawn", key), spawn_of, world[0], what="spawn")
+
     async def layers(request: Request) -> Response:
         key = worlds.default
-        return JSONResponse(_layers(request, key, worlds.get(key)))
+        world = worlds.get(key)
+        return JSONResponse(_layers(request, key, world, await spawn_of_world(key, world)))
 
     async def register(request: Request) -> Response:
         try:
@@ -617,27 +626,29 @@ def create_app(
             raise ClientError(400 if exc.status == 422 else exc.status, str(exc)) from None
         key = worlds.insert(world)
         params = world[1]
-        spawn = await state.run(("spawn", key), spawn_of, world[0], what="spawn")
+        spawn = await spawn_of_world(key, world)
         return JSONResponse(
             {
                 "key": key,
                 "params": params,
                 "seed": str(params["seed"]),
-                "layers": _layers(request, key, world),
+                "layers": _layers(request, key, world, spawn),
                 "spawn": spawn,
             }
         )
 
     async def world_layers(request: Request) -> Response:
         key = request.path_params["key"]
-        return JSONResponse(_layers(request, key, state.world(key)))
+        world = state.world(key)
+        return JSONResponse(_layers(request, key, world, await spawn_of_world(key, world)))
 
     async def tilejson(request: Request) -> Response:
         key, layer = request.path_params["key"], request.path_params["layer"]
         world = state.world(key)
         if layer not in LAYERS:
             raise ClientError(404, f"unknown layer {layer!r}; layers: {', '.join(LAYERS)}")
-        return JSONResponse(_tilejson(request, key, layer, world))
+        spawn = await spawn_of_world(key, world)
+        return JSONResponse(_tilejson(request, key, layer, world, spawn))
 
     async def tile(request: Request) -> Response:
         p = request.path_params

@@ -118,6 +118,21 @@ def tile_window(
     return Window(X + ox - halo * step, Z + oy - halo * step, side, side, step)
 
 
+def cell_to_lnglat(x: float, z: float) -> tuple[float, float]:
+    """The web-mercator longitude and latitude of world cell ``(x, z)``:
+    the inverse of :func:`lnglat_to_cell`, as the page computes it.
+
+    Examples
+    --------
+    >>> cell_to_lnglat(0.0, 0.0)
+    (0.0, 0.0)
+    """
+    size = TILE * 2**NATIVE_ZOOM
+    mx, my = (x + HALF) / size, (z + HALF) / size
+    lat = math.degrees(math.atan(math.sinh(math.pi * (1.0 - 2.0 * my))))
+    return mx * 360.0 - 180.0, lat
+
+
 def lnglat_to_cell(lng: float, lat: float) -> tuple[float, float]:
     """World cell ``(X, Z)`` (fractional) under a web-mercator longitude and
     latitude, as the page computes it for its cursor readout.
