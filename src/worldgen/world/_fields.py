@@ -220,9 +220,8 @@ def _made(
     """:func:`world_fields` of checked arguments (the strips of a window
     are not checked again)."""
     shape = window.shape
-    rows = max(STRIP_ROWS, STRIP_SAMPLES // window.width)
-    if window.height >= 2 * rows:
-        return _in_strips(config, window, rows, climate, elevation, rivers)
+    if window.height >= 2 * _strip_rows(window):
+        return _in_strips(config, window, climate, elevation, rivers)
     if elevation is None:
         made = _elevation.relief(config, window)
         elevation = made.elevation.reshape(shape)
@@ -264,20 +263,17 @@ def _made(
 def _in_strips(
     config: WorldConfig,
     window: Window,
-    rows: int,
     climate: bool,
     elevation: np.ndarray | None,
     rivers: bool,
 ) -> WorldFields:
-    """:func:`world_fields` of ``window`` made ``rows`` rows at a time."""
+    """:func:`world_fields` of ``window`` made strip by strip (:func:`_strips`)."""
     # Given heights are the window's elevation unless rivers carve them.
     kept = elevation is not None and not rivers
     names = [f.name for f in dataclasses.fields(WorldFields)]
     out: WorldFields | None = None
-    for top in range(0, window.height, rows):
-        height = min(rows, window.height - top)
-        strip = dataclasses.replace(window, y=window.y + top * window.step, height=height)
-        given = None if elevation is None else elevation[top : top + height]
+    for rows, strip in _strips(window):
+        given = None if elevation is None else elevation[rows]
         part = _made(config, strip, climate, given, rivers)
         if kept:
             part.elevation = None
@@ -292,7 +288,7 @@ def _in_strips(
         for name in names:
             a = getattr(part, name)
             if a is not None:
-                getattr(out, name)[top : top + height] = a
+                getattr(out, name)[rows] = a
         del part
     if kept:
         out.elevation = elevation
@@ -320,10 +316,15 @@ def water_kinds(config: WorldConfig, window: Window) -> tuple[np.ndarray, np.nda
     return kind, discharge
 
 
+def _strip_rows(window: Window) -> int:
+    """How many rows each strip of a big window has (:func:`_strips`)."""
+    return max(STRIP_ROWS, STRIP_SAMPLES // window.width)
+
+
 def _strips(window: Window):
     """(rows, strip): the strips of rows :func:`world_fields` makes a big
     window in, each a window of its own, with its rows' slice."""
-    rows = max(STRIP_ROWS, STRIP_SAMPLES // window.width)
+    rows = _strip_rows(window)
     for top in range(0, window.height, rows):
         height = min(rows, window.height - top)
         strip = dataclasses.replace(window, y=window.y + top * window.step, height=height)
@@ -335,7 +336,7 @@ def elevation(config: WorldConfig, window: Window) -> np.ndarray:
     check_instance(config, "config", WorldConfig)
     check_instance(window, "window", Window)
     _check_fits(window, 8)
-    if window.height < 2 * max(STRIP_ROWS, STRIP_SAMPLES // window.width):
+    if window.height < 2 * _strip_rows(window):
         return _elevation.elevation(config, window)
     # A big window in strips (the same bytes), with the temporaries of a
     # strip only: a dozen float64 arrays of the whole window otherwise.
