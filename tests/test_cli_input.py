@@ -136,7 +136,7 @@ def test_first_run_says_it_is_compiling(tmp_path, monkeypatch):
         cli.app, ["map", "--out", str(tmp_path), "--width", "8", "--height", "8"]
     )
     assert result.exit_code == 0
-    assert "compiling kernels (first run only" in result.output
+    assert "compiling kernels (once" in result.output
 
 
 def test_kernels_are_found_cached_after_a_run():

@@ -9,12 +9,12 @@ import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 import urllib.parse
 import urllib.request
 
 import pytest
 
+from tests.installing import install_copy
 from tests.web.serving import served
 from worldgen.web._app import STATIC
 
@@ -118,44 +118,17 @@ def test_pip_installs_without_node_and_the_page_loads_every_script(tmp_path, edi
     """``pip install .`` and ``pip install -e .`` in a fresh venv whose PATH
     has no node or npm, then ``worldgen serve``: every file the page loads
     is served, byte for byte the shipped one."""
-    source = tmp_path / "source"
-    source.mkdir()
-    for name in ("pyproject.toml", "README.md", "package.json", "package-lock.json"):
-        shutil.copy(ROOT / name, source / name)
-    if (ROOT / "setup.py").exists():
-        shutil.copy(ROOT / "setup.py", source / "setup.py")
-    shutil.copytree(
-        ROOT / "src",
-        source / "src",
-        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.nbi", "*.nbc"),
+    # The kernels are not compiled at install: nothing here runs them.
+    installed = install_copy(
+        tmp_path,
+        editable=editable,
+        settings={"compile": "no"},
+        env={"NUMBA_CACHE_DIR": str(tmp_path / "numba")},
     )
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    # The dependencies (and pip, setuptools) come from this interpreter's
-    # site-packages, so nothing is downloaded; worldgen itself is installed.
-    purelib = sysconfig.get_paths()["purelib"]
-    site = next(venv.glob("lib/python*/site-packages"))
-    (site / "_deps.pth").write_text(purelib + "\n")
-    bindir = venv / "bin"
-    env = {
-        "PATH": str(bindir),
-        "HOME": str(tmp_path),
-        "PIP_NO_INDEX": "1",
-        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-        "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
-    }
+    env, bindir, source, venv = installed.env, installed.bin, installed.source, installed.venv
     assert shutil.which("npm", path=env["PATH"]) is None
     assert shutil.which("node", path=env["PATH"]) is None
     python = str(bindir / "python")
-    argv = [python, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-q"]
-    done = subprocess.run(
-        [*argv, *(["-e", str(source)] if editable else [str(source)])],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
     where = subprocess.run(
         [python, "-c", "import worldgen.web._app as a; print(a.STATIC)"],
         env=env,

@@ -284,7 +284,7 @@ def _needs_compiling() -> bool:
 
 def _progress() -> Progress:
     if _needs_compiling():
-        _err.print("compiling kernels (first run only, about a minute)...", highlight=False)
+        _err.print("compiling kernels (once, up to about 30 s of CPU)...", highlight=False)
     return Progress(
         TextColumn("{task.description:<10}"),
         BarColumn(),
