@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 
+from worldgen._errors import ParameterError
+
 MAP_BYTES_PER_CELL = 280
 """A map set (:func:`worldgen.io.write_map_set`): about 150-250 bytes per cell
 (heights with the tile halo, pictures, transition tiles)."""
@@ -55,8 +57,10 @@ ANIMATION_BYTES_PER_PIXEL = 32
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
 
-class MemoryLimitError(ValueError):
-    """A request would need more memory than the machine has available."""
+class MemoryLimitError(ParameterError):
+    """A request would need more memory than the machine has available (a
+    :class:`~worldgen.ParameterError`: the parameters that set the size are
+    what to change)."""
 
 
 def available_memory() -> int | None:

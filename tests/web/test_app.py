@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import logging
 import re
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
+from worldgen import ParameterError
 from worldgen.web import LAYERS, NATIVE_ZOOM, _app, build_config, create_app, tile_png, world_key
 from worldgen.web._app import TileCache, host_allowed
 
@@ -347,12 +349,29 @@ def test_work_stopped_at_the_time_limit_says_what_and_how_to_get_it(monkeypatch)
 
 def test_a_refusal_of_the_library_is_a_422_not_a_crash():
     def product(config, layer, z, x, y):
-        raise ValueError("coordinates are too large")
+        raise ParameterError("coordinates are too large", "x")
 
     with TestClient(create_app(product=product), base_url="http://localhost") as c:
         key = c.get("/layers").json()[0]["worldgen"]["key"]
         r = c.get(f"/w/{key}/colour/3/0/0.png")
     assert r.status_code == 422 and r.json() == {"error": "coordinates are too large"}
+
+
+@pytest.mark.parametrize("error", [ValueError, TypeError, KeyError])
+def test_a_fault_in_a_computation_is_a_logged_500_not_the_clients_error(caplog, error):
+    # Any ValueError or TypeError was a 422: a bug looked like a bad request.
+    def product(config, layer, z, x, y):
+        raise error("secret detail of the fault")
+
+    with TestClient(create_app(product=product), base_url="http://localhost") as c:
+        key = c.get("/layers").json()[0]["worldgen"]["key"]
+        r = c.get(f"/w/{key}/colour/3/0/0.png")
+    assert r.status_code == 500
+    assert r.json() == {"error": "internal error making this tile; please report it"}
+    faults = [rec for rec in caplog.records if rec.name == "worldgen.web"]
+    assert len(faults) == 1 and faults[0].levelno == logging.ERROR
+    assert "secret detail of the fault" in caplog.text and "Traceback" in caplog.text
+    assert "in product" in caplog.text  # the worker's frames, not only the await
 
 
 def test_same_tile_requested_at_once_is_made_once():
