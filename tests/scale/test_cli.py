@@ -8,6 +8,7 @@ import zarr
 from PIL import Image
 from typer.testing import CliRunner
 
+from tests.scale import KILLED_MAKING_COLOUR
 from worldgen.cli import app
 from worldgen.config import map_config, merge, preset
 from worldgen.products import TerrainConfig
@@ -185,17 +186,7 @@ def test_a_run_killed_while_making_the_store_leaves_one_the_rerun_makes(tmp_path
     out = tmp_path / "big"
     args = ["map", "--width", "128", "--height", "96", "--block", "64", "--out", str(out),
             "--export", "zarr"]  # fmt: skip
-    killed = (
-        "import os, signal, sys, zarr\n"
-        "made = zarr.Group.create_array\n"
-        "def create_array(self, *args, **kwargs):\n"
-        "    if kwargs.get('name', args[0] if args else None) == 'colour':\n"
-        "        os.kill(os.getpid(), signal.SIGKILL)\n"
-        "    return made(self, *args, **kwargs)\n"
-        "zarr.Group.create_array = create_array\n"
-        "from worldgen.cli import app\n"
-        "app(sys.argv[1:])\n"
-    )
+    killed = KILLED_MAKING_COLOUR + "from worldgen.cli import app\napp(sys.argv[1:])\n"
     run = subprocess.run([sys.executable, "-c", killed, *args], capture_output=True, text=True)
     assert run.returncode == -9, run.stderr
     assert not (out / "world.zarr").exists()

@@ -260,12 +260,10 @@ def _remove_partials(out: pathlib.Path) -> None:
     """The partial files of a killed run: a store it was making (which
     holds no block yet), the COG's staged copies (GDAL's ``.ovr.tmp``
     among them) and the tile pyramid's unfinished tiles."""
-    import shutil
 
-    from worldgen.scale._store import unfinished
+    from worldgen.scale._store import remove_unfinished
 
-    for store in unfinished(out / STORE):
-        shutil.rmtree(store, ignore_errors=True)
+    remove_unfinished(out / STORE)
     for part in out.glob(f".{COG}.*"):
         if ".part" in part.name:
             part.unlink(missing_ok=True)
