@@ -374,6 +374,31 @@ def test_a_fault_in_a_computation_is_a_logged_500_not_the_clients_error(caplog, 
     assert "in product" in caplog.text  # the worker's frames, not only the await
 
 
+def test_a_fault_shared_by_requests_that_waited_for_it_is_logged_once(caplog):
+    gate, slow = _gated_product()
+
+    def product(*args):
+        slow(*args)
+        raise ValueError("a bug")
+
+    app = create_app(workers=2, product=product)
+    key = app.state.explorer.worlds.default
+
+    async def same():
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost") as c:
+            url = f"/w/{key}/colour/5/1/1.png"
+            pending = [asyncio.ensure_future(c.get(url)) for _ in range(3)]
+            await asyncio.sleep(0.2)
+            gate.set()
+            return await asyncio.gather(*pending)
+
+    responses = asyncio.run(same())
+    assert [r.status_code for r in responses] == [500] * 3
+    assert len([r for r in caplog.records if r.name == "worldgen.web"]) == 1
+    app.state.explorer.pool.shutdown()
+
+
 def test_same_tile_requested_at_once_is_made_once():
     calls = []
     gate, slow = _gated_product()

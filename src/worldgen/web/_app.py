@@ -307,6 +307,7 @@ class Work:
     keep: Callable[[Any], None] | None
     waiters: int = 0
     started: bool = False  # set by the pool's thread as it begins
+    logged: bool = False  # its failure is in the log (once, however many waited)
 
 
 class Explorer:
@@ -423,7 +424,9 @@ class Explorer:
         except ParameterError as exc:  # the library's refusal of what was asked
             raise ClientError(422, str(exc)) from None
         except Exception:  # a fault of the server's: its traceback to the log only
-            log.exception("making a %s failed (%s)", what, key)
+            if not work.logged:
+                work.logged = True
+                log.exception("making a %s failed (%s)", what, key)
             raise ClientError(500, f"internal error making this {what}; please report it") from None
         finally:
             work.waiters -= 1
