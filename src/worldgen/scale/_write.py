@@ -50,15 +50,15 @@ def write_big_set(
     is complete, it records them there (each file's size and SHA-256, as
     every set of worldgen's), with the ``world.tif`` and ``tiles/`` of the
     set it replaced that this run did not make again but kept, unchanged:
-    the folder's outputs are all listed. Before any work it refuses a ``world.tif``
-    that is a folder, a ``tiles`` that is a file, and a ``tiles/`` holding
-    tiles of another map (its ``.worldgen-source.json`` names the store they
-    were cut from) or files worldgen did not write: a rerun keeps the tiles
-    already made only when they are this map's. Outputs not asked for are
-    left as they are, unless they are another map's (a ``world.tif`` or
-    ``tiles/`` worldgen made of another config or window): those are
-    refused, so that no folder holds one map's store beside another's COG or
-    tiles.
+    the folder's outputs are all listed. Before any work it refuses a
+    ``world.tif`` that is a folder, a ``tiles`` that is a file, and a
+    ``tiles/`` holding tiles of another map (its ``.worldgen-source.json``
+    names the store they were cut from) or files worldgen did not write:
+    a rerun keeps the tiles already made only when they are this map's.
+    Outputs not asked for are left as they are, unless they are another
+    map's (a ``world.tif`` or ``tiles/`` worldgen made of another config or
+    window): those are refused, so that no folder holds one map's store
+    beside another's COG or tiles.
     """
     from worldgen.io._outset import (
         _locked,
@@ -260,7 +260,6 @@ def _remove_partials(out: pathlib.Path) -> None:
     """The partial files of a killed run: a store it was making (which
     holds no block yet), the COG's staged copies (GDAL's ``.ovr.tmp``
     among them) and the tile pyramid's unfinished tiles."""
-
     from worldgen.scale._store import remove_unfinished
 
     remove_unfinished(out / STORE)
