@@ -374,6 +374,23 @@ def test_a_fault_in_a_computation_is_a_logged_500_not_the_clients_error(caplog, 
     assert "in product" in caplog.text  # the worker's frames, not only the await
 
 
+def _same_tile_at_once(app, gate: threading.Event, count: int) -> list:
+    """The answers to ``count`` requests for one tile sent at once, ``gate``
+    (the product's) opened once they all wait."""
+    key = app.state.explorer.worlds.default
+
+    async def same():
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost") as c:
+            url = f"/w/{key}/colour/5/1/1.png"
+            pending = [asyncio.ensure_future(c.get(url)) for _ in range(count)]
+            await asyncio.sleep(0.2)
+            gate.set()
+            return await asyncio.gather(*pending)
+
+    return asyncio.run(same())
+
+
 def test_a_fault_shared_by_requests_that_waited_for_it_is_logged_once(caplog):
     gate, slow = _gated_product()
 
@@ -382,18 +399,7 @@ def test_a_fault_shared_by_requests_that_waited_for_it_is_logged_once(caplog):
         raise ValueError("a bug")
 
     app = create_app(workers=2, product=product)
-    key = app.state.explorer.worlds.default
-
-    async def same():
-        transport = httpx2.ASGITransport(app=app)
-        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost") as c:
-            url = f"/w/{key}/colour/5/1/1.png"
-            pending = [asyncio.ensure_future(c.get(url)) for _ in range(3)]
-            await asyncio.sleep(0.2)
-            gate.set()
-            return await asyncio.gather(*pending)
-
-    responses = asyncio.run(same())
+    responses = _same_tile_at_once(app, gate, 3)
     assert [r.status_code for r in responses] == [500] * 3
     assert len([r for r in caplog.records if r.name == "worldgen.web"]) == 1
     app.state.explorer.pool.shutdown()
@@ -408,18 +414,7 @@ def test_same_tile_requested_at_once_is_made_once():
         return slow(*args)
 
     app = create_app(workers=2, max_inflight=1, product=product)
-    key = app.state.explorer.worlds.default
-
-    async def same():
-        transport = httpx2.ASGITransport(app=app)
-        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost") as c:
-            url = f"/w/{key}/colour/5/1/1.png"
-            pending = [asyncio.ensure_future(c.get(url)) for _ in range(5)]
-            await asyncio.sleep(0.2)
-            gate.set()
-            return await asyncio.gather(*pending)
-
-    responses = asyncio.run(same())
+    responses = _same_tile_at_once(app, gate, 5)
     assert [r.status_code for r in responses] == [200] * 5  # none refused: one computation
     assert len(calls) == 1
     app.state.explorer.pool.shutdown()
