@@ -7,10 +7,13 @@ Subpackages:
 - :mod:`worldgen.io`: writing files atomically (images for now).
 
 :func:`threads` sets how many threads the compiled kernels use; results do
-not depend on it.
+not depend on it. :class:`ParameterError` (a ValueError) is the error for a
+value a user gave that the library refuses.
 """
 
 from __future__ import annotations
+
+from worldgen._errors import ParameterError
 
 TYPE_CHECKING = False  # typing itself is not imported: see __getattr__
 if TYPE_CHECKING:
@@ -18,7 +21,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "threads"]
+__all__ = ["ParameterError", "__version__", "threads"]
 
 
 def __getattr__(name: str):

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 
+from worldgen._errors import ParameterError
+
 MAP_BYTES_PER_CELL = 280
 """A map set (:func:`worldgen.io.write_map_set`): about 150-250 bytes per cell
 (heights with the tile halo, pictures, transition tiles)."""
@@ -55,8 +57,10 @@ ANIMATION_BYTES_PER_PIXEL = 32
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
 
-class MemoryLimitError(ValueError):
-    """A request would need more memory than the machine has available."""
+class MemoryLimitError(ParameterError):
+    """A request would need more memory than the machine has available (a
+    :class:`~worldgen.ParameterError`: the parameters that set the size are
+    what to change)."""
 
 
 def available_memory() -> int | None:
@@ -64,25 +68,33 @@ def available_memory() -> int | None:
     of bytes, or with a K, M, G or T suffix), else the memory the system
     reports available (Linux ``MemAvailable``), else the physical memory,
     else None (no limit known)."""
+    return memory_limit()[0]
+
+
+def memory_limit() -> tuple[int | None, str]:
+    """:func:`available_memory` and where it came from: ``'setting'``
+    (``$WORLDGEN_MEMORY_LIMIT``), ``'available'`` (measured), ``'physical'``
+    (all the machine has) or ``'unknown'``."""
     limit = os.environ.get("WORLDGEN_MEMORY_LIMIT", "").strip()
     if limit:
         match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?", limit.lower())
         if match is None:
-            raise ValueError(
-                f"WORLDGEN_MEMORY_LIMIT must be a size such as 8G or 512M, got {limit!r}"
+            raise ParameterError(
+                f"WORLDGEN_MEMORY_LIMIT must be a size such as 8G or 512M, got {limit!r}",
+                "WORLDGEN_MEMORY_LIMIT",
             )
-        return int(float(match[1]) * _UNITS[match[2]])
+        return int(float(match[1]) * _UNITS[match[2]]), "setting"
     try:
         with open("/proc/meminfo", encoding="ascii") as handle:
             for line in handle:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+                    return int(line.split()[1]) * 1024, "available"
     except (OSError, ValueError, IndexError):
         pass
     try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"), "physical"
     except (AttributeError, ValueError, OSError):
-        return None
+        return None, "unknown"
 
 
 def size_text(count: float) -> str:
@@ -111,16 +123,27 @@ def check_memory(need: float, parameter: str, request: str, way_out: str) -> Non
     Raises
     ------
     MemoryLimitError
-        A :class:`ValueError` naming the parameter, the estimate, what is
-        available and the way out.
+        A :class:`ValueError` naming the parameter, the estimate, the limit
+        and where it comes from (``$WORLDGEN_MEMORY_LIMIT``, with how to
+        change it, or the memory measured available), and the way out.
 
     Examples
     --------
     >>> check_memory(1024, "width", "a tiny map", "make it smaller")
     """
-    limit = available_memory()
-    if limit is not None and need > limit:
-        raise MemoryLimitError(
-            f"{parameter}: {request} needs about {size_text(need)} of memory, but "
-            f"{size_text(limit)} is available; {way_out}"
+    limit, source = memory_limit()
+    if limit is None or need <= limit:
+        return
+    if source == "setting":
+        have = (
+            f"the limit is {size_text(limit)} (WORLDGEN_MEMORY_LIMIT: set it to at least "
+            f"{size_text(need)}, or unset it, if the machine has that much)"
         )
+    elif source == "available":
+        have = f"{size_text(limit)} is available"
+    else:
+        have = f"the machine has {size_text(limit)}"
+    raise MemoryLimitError(
+        f"{parameter}: {request} needs about {size_text(need)} of memory, but {have}; {way_out}",
+        parameter,
+    )

@@ -46,6 +46,7 @@ import os
 import tomllib
 from typing import Any
 
+from worldgen._errors import ParameterError
 from worldgen.noise._validate import check_int
 from worldgen.products._classify import DEFAULT_BIOMES, Band, BiomeTable
 from worldgen.products._maps import Cleanup, MapConfig
@@ -65,7 +66,7 @@ _TABLES = {
 _TOP = {"climate_scale", "relief", "bands", "biomes", *_TABLES}
 
 
-class ConfigError(ValueError):
+class ConfigError(ParameterError):
     """A value of a config that is wrong, said with its table: ``[terrain]
     width must be ...``. ``said`` is the library's own words (``width must
     be ...``), by which a command names the option that gave the value."""

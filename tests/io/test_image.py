@@ -46,6 +46,33 @@ def test_failure_inside_atomic_output_leaves_no_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]
 
 
+def test_atomic_output_writes_through_a_symbolic_link(tmp_path):
+    # The link was replaced by a regular file: open(path, "w") writes
+    # through it, to the file it leads to, and the link stays.
+    real = tmp_path / "elsewhere" / "real.bin"
+    real.parent.mkdir()
+    real.write_bytes(b"old")
+    os.chmod(real, 0o640)
+    link = tmp_path / "out" / "x.bin"
+    link.parent.mkdir()
+    link.symlink_to(os.path.relpath(real, link.parent))
+    with atomic_output(link) as tmp:
+        assert tmp.parent == real.parent  # beside the real file: one file system
+        tmp.write_bytes(b"new")
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert real.read_bytes() == b"new" and mode(real) == 0o640
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["elsewhere", "out", "real.bin", "x.bin"]
+    # A link to a file not there yet makes it, as open(path, "w") does.
+    real.unlink()
+    write_grey_png(link, np.ones((2, 2)))
+    assert link.is_symlink() and real.is_file()
+    loop = tmp_path / "loop.bin"
+    loop.symlink_to("loop.bin")
+    with pytest.raises(OSError, match="loop"), atomic_output(loop) as tmp:
+        tmp.write_bytes(b"never")
+    assert loop.is_symlink()
+
+
 @pytest.fixture
 def umask_027():
     old = os.umask(0o027)

@@ -8,6 +8,7 @@ import zarr
 from PIL import Image
 from typer.testing import CliRunner
 
+from tests.scale import KILLED_MAKING_COLOUR
 from worldgen.cli import app
 from worldgen.config import map_config, merge, preset
 from worldgen.products import TerrainConfig
@@ -185,17 +186,7 @@ def test_a_run_killed_while_making_the_store_leaves_one_the_rerun_makes(tmp_path
     out = tmp_path / "big"
     args = ["map", "--width", "128", "--height", "96", "--block", "64", "--out", str(out),
             "--export", "zarr"]  # fmt: skip
-    killed = (
-        "import os, signal, sys, zarr\n"
-        "made = zarr.Group.create_array\n"
-        "def create_array(self, *args, **kwargs):\n"
-        "    if kwargs.get('name', args[0] if args else None) == 'colour':\n"
-        "        os.kill(os.getpid(), signal.SIGKILL)\n"
-        "    return made(self, *args, **kwargs)\n"
-        "zarr.Group.create_array = create_array\n"
-        "from worldgen.cli import app\n"
-        "app(sys.argv[1:])\n"
-    )
+    killed = KILLED_MAKING_COLOUR + "from worldgen.cli import app\napp(sys.argv[1:])\n"
     run = subprocess.run([sys.executable, "-c", killed, *args], capture_output=True, text=True)
     assert run.returncode == -9, run.stderr
     assert not (out / "world.zarr").exists()
@@ -235,6 +226,37 @@ def test_tiles_of_another_map_are_refused_not_kept(tmp_path):
     assert result.exit_code == 0, result.output
     assert {p: p.read_bytes() for p in (out / "tiles").rglob("*.png")} == before
     assert json.loads((out / "tiles" / ".worldgen-source.json").read_text())["block"] == 128
+
+
+def test_a_rerun_with_fewer_exports_keeps_the_others_listed(tmp_path):
+    """A rerun into the same --out with fewer exports kept the COG and the
+    tiles on disk but dropped them from worldgen-set.json: the folder no
+    longer matched its manifest. The same map's outputs stay, listed."""
+    from worldgen.io import read_manifest
+
+    out = tmp_path / "big"
+    args = ["map", "--width", "128", "--height", "96", "--block", "64", "--out", str(out)]
+    every = ["--export", "zarr", "--export", "cog", "--export", "tiles"]
+    assert runner.invoke(app, [*args, *every]).exit_code == 0
+    (first,) = read_manifest(out)
+
+    def on_disk():
+        return {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} - {
+            "worldgen-set.json"
+        }
+
+    for fewer in (["--export", "zarr"], ["--export", "zarr", "--export", "cog"]):
+        result = runner.invoke(app, [*args, *fewer])
+        assert result.exit_code == 0, result.output
+        (sets,) = read_manifest(out)
+        assert set(sets["files"]) == on_disk() == set(first["files"])
+        assert sets["files"] == first["files"]  # the same bytes, recorded alike
+    # A tile changed since is not vouched for: left, but not listed.
+    changed = next((out / "tiles").rglob("*.png"))
+    changed.write_bytes(b"not the tile")
+    assert runner.invoke(app, [*args, "--export", "zarr"]).exit_code == 0
+    (sets,) = read_manifest(out)
+    assert set(sets["files"]) == on_disk() - {changed.relative_to(out).as_posix()}
 
 
 def test_outputs_of_another_map_are_not_left_beside_a_new_store(tmp_path):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import zarr
 
+from tests.scale import KILLED_MAKING_COLOUR
 from worldgen.config import map_config, merge, preset
 from worldgen.products import TerrainConfig, make_layers, map_pictures
 from worldgen.products._carved import carve_window
@@ -365,6 +366,45 @@ def test_an_empty_folder_becomes_the_store(tmp_path):
     (tmp_path / "s.zarr").mkdir()
     build_store(tmp_path / "s.zarr", "map", config(), block=64, window=Window(0, 0, 64, 64))
     assert zarr.open_group(tmp_path / "s.zarr", mode="r")["done"][:].all()
+    assert [p.name for p in tmp_path.iterdir()] == ["s.zarr"]
+
+
+def test_a_store_killed_as_it_was_made_is_cleaned_by_the_next_build_not_one_being_made(
+    tmp_path,
+):
+    """build_store called directly and killed while making its store left a
+    hidden .s.zarr.*.part folder that nothing removed. The next build
+    removes it, but not one that a live process is making (it holds its
+    lock)."""
+    killed = (
+        KILLED_MAKING_COLOUR + "from worldgen.config import map_config, merge, preset\n"
+        "from worldgen.scale import build_store\n"
+        "from worldgen.world import Window\n"
+        "data = merge(preset('classic-continents', 192, 160), {'terrain': {'normalize': 'global'}})\n"
+        "build_store(sys.argv[1], 'map', map_config(data), block=64, window=Window(0, 0, 64, 64))\n"
+    )
+    store = tmp_path / "s.zarr"
+    run = subprocess.run([sys.executable, "-c", killed, str(store)], capture_output=True, text=True)
+    assert run.returncode == -9, run.stderr
+    (dead,) = tmp_path.glob(".s.zarr.*.part")
+    live = tmp_path / ".s.zarr.0123abcd.part"  # another process making its store
+    live.mkdir()
+    with subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time\n"
+         "fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX)\n"
+         "print('held', flush=True); time.sleep(60)\n", str(live)],
+        stdout=subprocess.PIPE, text=True,
+    ) as holder:  # fmt: skip
+        try:
+            assert holder.stdout.readline() == "held\n"
+            build_store(store, "map", config(), block=64, window=Window(0, 0, 64, 64))
+            assert not dead.exists() and live.is_dir()
+            assert sorted(p.name for p in tmp_path.iterdir()) == [live.name, "s.zarr"]
+        finally:
+            holder.kill()
+    assert zarr.open_group(store, mode="r")["done"][:].all()
+    # Once its process is gone, its folder goes with the next build.
+    build_store(store, "map", config(), block=64, window=Window(0, 0, 64, 64))
     assert [p.name for p in tmp_path.iterdir()] == ["s.zarr"]
 
 

@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import logging
 import re
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import httpx2
 import pytest
 from starlette.testclient import TestClient
 
+from worldgen import ParameterError
 from worldgen.web import LAYERS, NATIVE_ZOOM, _app, build_config, create_app, tile_png, world_key
 from worldgen.web._app import TileCache, host_allowed
 
@@ -347,12 +349,60 @@ def test_work_stopped_at_the_time_limit_says_what_and_how_to_get_it(monkeypatch)
 
 def test_a_refusal_of_the_library_is_a_422_not_a_crash():
     def product(config, layer, z, x, y):
-        raise ValueError("coordinates are too large")
+        raise ParameterError("coordinates are too large", "x")
 
     with TestClient(create_app(product=product), base_url="http://localhost") as c:
         key = c.get("/layers").json()[0]["worldgen"]["key"]
         r = c.get(f"/w/{key}/colour/3/0/0.png")
     assert r.status_code == 422 and r.json() == {"error": "coordinates are too large"}
+
+
+@pytest.mark.parametrize("error", [ValueError, TypeError, KeyError])
+def test_a_fault_in_a_computation_is_a_logged_500_not_the_clients_error(caplog, error):
+    # Any ValueError or TypeError was a 422: a bug looked like a bad request.
+    def product(config, layer, z, x, y):
+        raise error("secret detail of the fault")
+
+    with TestClient(create_app(product=product), base_url="http://localhost") as c:
+        key = c.get("/layers").json()[0]["worldgen"]["key"]
+        r = c.get(f"/w/{key}/colour/3/0/0.png")
+    assert r.status_code == 500
+    assert r.json() == {"error": "internal error making this tile; please report it"}
+    faults = [rec for rec in caplog.records if rec.name == "worldgen.web"]
+    assert len(faults) == 1 and faults[0].levelno == logging.ERROR
+    assert "secret detail of the fault" in caplog.text and "Traceback" in caplog.text
+    assert "in product" in caplog.text  # the worker's frames, not only the await
+
+
+def _same_tile_at_once(app, gate: threading.Event, count: int) -> list:
+    """The answers to ``count`` requests for one tile sent at once, ``gate``
+    (the product's) opened once they all wait."""
+    key = app.state.explorer.worlds.default
+
+    async def same():
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost") as c:
+            url = f"/w/{key}/colour/5/1/1.png"
+            pending = [asyncio.ensure_future(c.get(url)) for _ in range(count)]
+            await asyncio.sleep(0.2)
+            gate.set()
+            return await asyncio.gather(*pending)
+
+    return asyncio.run(same())
+
+
+def test_a_fault_shared_by_requests_that_waited_for_it_is_logged_once(caplog):
+    gate, slow = _gated_product()
+
+    def product(*args):
+        slow(*args)
+        raise ValueError("a bug")
+
+    app = create_app(workers=2, product=product)
+    responses = _same_tile_at_once(app, gate, 3)
+    assert [r.status_code for r in responses] == [500] * 3
+    assert len([r for r in caplog.records if r.name == "worldgen.web"]) == 1
+    app.state.explorer.pool.shutdown()
 
 
 def test_same_tile_requested_at_once_is_made_once():
@@ -364,18 +414,7 @@ def test_same_tile_requested_at_once_is_made_once():
         return slow(*args)
 
     app = create_app(workers=2, max_inflight=1, product=product)
-    key = app.state.explorer.worlds.default
-
-    async def same():
-        transport = httpx2.ASGITransport(app=app)
-        async with httpx2.AsyncClient(transport=transport, base_url="http://localhost") as c:
-            url = f"/w/{key}/colour/5/1/1.png"
-            pending = [asyncio.ensure_future(c.get(url)) for _ in range(5)]
-            await asyncio.sleep(0.2)
-            gate.set()
-            return await asyncio.gather(*pending)
-
-    responses = asyncio.run(same())
+    responses = _same_tile_at_once(app, gate, 5)
     assert [r.status_code for r in responses] == [200] * 5  # none refused: one computation
     assert len(calls) == 1
     app.state.explorer.pool.shutdown()

@@ -777,3 +777,33 @@ def test_a_failed_readout_says_so_without_page_errors(page):
     )
     # The browser's own lines on the failed loads, and nothing else.
     assert [e for e in page.errors if not e.startswith("Failed to load resource")] == []
+
+
+def test_an_error_answer_that_is_not_json_shows_its_status_and_text(page):
+    # Every error body was parsed as JSON: a proxy's page or a plain-text
+    # 500 showed the parser's complaint instead of the answer.
+    page.open("#zoom=12")
+    page.page.route(
+        "**/point?*",
+        lambda route: route.fulfill(
+            status=502, content_type="text/html", body="<h1>Bad Gateway</h1> the proxy gave up"
+        ),
+    )
+    page.page.mouse.move(600, 300)
+    page.page.wait_for_function(
+        "document.getElementById('readout').textContent.includes('no read-out')", timeout=30_000
+    )
+    readout = page.page.text_content("#readout")
+    assert "502 Bad Gateway: Bad Gateway the proxy gave up" in readout, readout
+    page.page.route(
+        "**/worlds?*",
+        lambda route: route.fulfill(
+            status=500, content_type="text/plain", body="Internal Server Error"
+        ),
+    )
+    page.page.fill("input[name=seed]", "77")
+    page.page.wait_for_selector("#error", state="visible", timeout=30_000)
+    error = page.page.text_content("#error")
+    assert "500 Internal Server Error: Internal Server Error" in error, error
+    assert "JSON" not in readout + error
+    assert [e for e in page.errors if not e.startswith("Failed to load resource")] == []

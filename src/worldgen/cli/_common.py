@@ -201,6 +201,7 @@ def _fail(
         _say_interrupted(outcome(exc, store))
         return typer.Exit(INTERRUPTED)
 
+    from worldgen._errors import ParameterError
     from worldgen._memory import MemoryLimitError
 
     # Not imported here: without the module no ConfigError was raised.
@@ -215,7 +216,7 @@ def _fail(
         else:
             exc = ValueError(str(exc))
 
-    if options and type(exc) in (ValueError, TypeError, MemoryLimitError):
+    if options and type(exc) in (ValueError, TypeError, ParameterError, MemoryLimitError):
         text = str(exc)
         head, colon, rest = text.partition(": ")
         names = head.split(", ")

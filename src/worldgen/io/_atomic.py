@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import pathlib
 import secrets
@@ -31,6 +32,10 @@ def atomic_output(path: str | os.PathLike) -> Iterator[pathlib.Path]:
     block raises or is interrupted, so no half-written file is ever left at
     ``path``. The file ends with the permissions ``open(path, "w")`` gives:
     those of the file it replaces, or 0666 less the umask for a new one.
+    Where ``path`` is a symbolic link the file is written where it leads,
+    as ``open(path, "w")`` writes through it: the link stays, the
+    temporary file is made beside the file it points to (so the rename
+    stays within one file system) and that file is replaced.
 
     Examples
     --------
@@ -47,6 +52,7 @@ def atomic_output(path: str | os.PathLike) -> Iterator[pathlib.Path]:
             f"path {str(path)!r} is a folder ({target.resolve()}), not a file; give the file's name"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
+    target = _final_path(target)
     tmp = _create_temporary(target)
     try:
         yield tmp
@@ -57,6 +63,22 @@ def atomic_output(path: str | os.PathLike) -> Iterator[pathlib.Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _final_path(target: pathlib.Path) -> pathlib.Path:
+    """``target``, or the path its symbolic links lead to (through any
+    links among its folders too): the file ``open(target, "w")`` writes."""
+    if not target.is_symlink():
+        return target
+    final = pathlib.Path(os.path.realpath(target))
+    if final.is_symlink():  # a loop: realpath stops where it closes
+        raise OSError(errno.ELOOP, "symbolic links lead round in a loop", str(target))
+    if final.is_dir():
+        raise IsADirectoryError(
+            f"path {str(target)!r} is a link to the folder {final}, not a file; give the file's "
+            "name"
+        )
+    return final
 
 
 def _create_temporary(target: pathlib.Path) -> pathlib.Path:

@@ -331,29 +331,63 @@ def recover(out: pathlib.Path) -> None:
         part.unlink(missing_ok=True)
 
 
-def forget_sets(out: pathlib.Path, names: Iterable[str]) -> None:
+def forget_sets(out: pathlib.Path, names: Iterable[str]) -> list[dict]:
     """Drop from ``out``'s manifest every set with a file at or under one of
     ``names`` (outputs written in place, about to change; call with the
-    directory's lock)."""
+    directory's lock); returns the sets dropped."""
     names = list(names)
 
     def touches(entry: dict) -> bool:
-        return any(
-            rel == n or rel.startswith(n + "/") for rel in entry.get("files", {}) for n in names
-        )
+        return any(_at_or_under(rel, names) for rel in entry.get("files", {}))
 
     sets = read_manifest(out)
     kept = [entry for entry in sets if not touches(entry)]
     if len(kept) != len(sets):
         _write_manifest(out, kept)
+    return [entry for entry in sets if touches(entry)]
 
 
-def record_set(out: pathlib.Path, files: Iterable[str], *, command: str, about: str = "") -> None:
+def unchanged_files(out: pathlib.Path, sets: Iterable[dict], under: Iterable[str]) -> dict:
+    """The files of ``sets`` (manifest entries) at or under one of
+    ``under`` that are still in ``out`` as the entries recorded them (same
+    size and SHA-256): their entries by path relative to ``out``."""
+    under = list(under)
+    found = {}
+    for entry in sets:
+        for rel, info in entry.get("files", {}).items():
+            if not (_at_or_under(rel, under) and isinstance(info, dict)):
+                continue
+            path = _inside(out, rel)
+            if (
+                path.is_file()
+                and path.stat().st_size == info.get("bytes")
+                and _digest(path) == info.get("sha256")
+            ):
+                found[rel] = {"bytes": info["bytes"], "sha256": info["sha256"]}
+    return found
+
+
+def _at_or_under(rel: str, names: Iterable[str]) -> bool:
+    return any(rel == n or rel.startswith(n + "/") for n in names)
+
+
+def record_set(
+    out: pathlib.Path,
+    files: Iterable[str],
+    *,
+    command: str,
+    about: str = "",
+    known: dict[str, dict] | None = None,
+) -> None:
     """Add the complete set of ``files`` (paths relative to ``out``, written
     in place) to ``out``'s manifest, replacing the sets it shares a file
-    with (call with the directory's lock)."""
-    files = sorted(files)
+    with (call with the directory's lock). ``known``: more files of the set,
+    with their entries already checked (see :func:`unchanged_files`)."""
+    known = dict(known or {})
+    files = sorted(set(files) - set(known))
     entry = _entry(out, files, command, about)
+    entry["files"] = dict(sorted({**entry["files"], **known}.items()))
+    files = list(entry["files"])
     kept = [old for old in read_manifest(out) if not set(files) & set(old.get("files", {}))]
     _write_manifest(out, [*kept, entry])
 

@@ -42,16 +42,23 @@ format, is refused.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import pathlib
 import secrets
-from collections.abc import Callable, Sequence
+import shutil
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
 from worldgen.noise._validate import check_int
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no locks
+    fcntl = None
 
 BLOCK = 1024
 """Default block (and chunk) side in cells."""
@@ -236,47 +243,100 @@ def open_store(path: str | os.PathLike, kind, config, terrain_config, window, bl
 
 def unfinished(path: str | os.PathLike) -> list[pathlib.Path]:
     """The stores for ``path`` whose making was cut short (a kill): hidden
-    folders ``.NAME.*.part`` beside it, which hold no block."""
+    folders ``.NAME.*.part`` beside it, which hold no block, and which no
+    live process is making (each is locked while it is made; see
+    :func:`_make_store`). Without file locks (not POSIX) none is known
+    dead, so none is listed."""
     path = pathlib.Path(path)
-    return sorted(p for p in path.parent.glob(f".{path.name}.*.part") if p.is_dir())
+    found = sorted(p for p in path.parent.glob(f".{path.name}.*.part") if p.is_dir())
+    return [p for p in found if not _held(p)]
+
+
+def remove_unfinished(path: str | os.PathLike) -> None:
+    """Remove what :func:`unfinished` lists."""
+    for store in unfinished(path):
+        shutil.rmtree(store, ignore_errors=True)
+
+
+def _held(folder: pathlib.Path) -> bool:
+    """Whether a live process holds ``folder``'s lock (True if that cannot
+    be told: without file locks, or a folder that cannot be opened)."""
+    if fcntl is None:  # pragma: no cover - not POSIX
+        return True
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # a lock taken goes with it
+    return False
+
+
+@contextlib.contextmanager
+def _locked_folder(folder: pathlib.Path) -> Iterator[None]:
+    """Hold ``folder``'s lock (released when the process ends, however)."""
+    if fcntl is None:  # pragma: no cover - not POSIX
+        yield
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _make_store(path: pathlib.Path, kind, config, identity, window, block: int) -> None:
     """Make the empty store in a hidden folder beside ``path``, then rename
     it to ``path``: it appears with all its arrays and attributes, or not
-    at all."""
-    import shutil
+    at all.
 
+    The folder is locked before it takes its ``.part`` name (made as
+    ``.new``, locked, renamed) and until the store is in place, so
+    :func:`unfinished` tells the folder of a run that was killed (its lock
+    went with it) from one still being made."""
     import zarr
 
-    staged = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
+    token = secrets.token_hex(4)
+    fresh = path.with_name(f".{path.name}.{token}.new")
+    staged = path.with_name(f".{path.name}.{token}.part")
+    os.mkdir(fresh)
     try:
-        group = zarr.open_group(staged, mode="w-")
-        height, width = window.shape
-        for name in _layers(kind):
-            dtype = np.float32 if name in ("height", "eroded", "discharge") else np.uint8
-            shape, chunks = (height, width), (min(block, height), min(block, width))
-            if name == "colour":
-                shape, chunks = (*shape, 3), (*chunks, 3)
-            group.create_array(name, shape=shape, chunks=chunks, dtype=dtype, fill_value=0)
-        rows, cols = -(-height // block), -(-width // block)
-        layers = len(_layers(kind))
-        group.create_array(
-            "sha256", shape=(rows, cols, layers, 32), chunks=(1, 1, layers, 32), dtype=np.uint8,
-            fill_value=0,
-        )  # fmt: skip
-        group.create_array("done", shape=(rows, cols), chunks=(1, 1), dtype=np.uint8, fill_value=0)
-        group.attrs.update(
-            {
-                **identity,
-                "layers": {k: LAYERS[k] for k in _layers(kind)},
-                "biomes": list(config.biome_names),
-                "complete": False,
-            }
-        )
-        os.rename(staged, path)
+        with _locked_folder(fresh):
+            os.rename(fresh, staged)
+            group = zarr.open_group(staged, mode="w-")
+            height, width = window.shape
+            for name in _layers(kind):
+                dtype = np.float32 if name in ("height", "eroded", "discharge") else np.uint8
+                shape, chunks = (height, width), (min(block, height), min(block, width))
+                if name == "colour":
+                    shape, chunks = (*shape, 3), (*chunks, 3)
+                group.create_array(name, shape=shape, chunks=chunks, dtype=dtype, fill_value=0)
+            rows, cols = -(-height // block), -(-width // block)
+            layers = len(_layers(kind))
+            group.create_array(
+                "sha256", shape=(rows, cols, layers, 32), chunks=(1, 1, layers, 32), dtype=np.uint8,
+                fill_value=0,
+            )  # fmt: skip
+            group.create_array(
+                "done", shape=(rows, cols), chunks=(1, 1), dtype=np.uint8, fill_value=0
+            )
+            group.attrs.update(
+                {
+                    **identity,
+                    "layers": {k: LAYERS[k] for k in _layers(kind)},
+                    "biomes": list(config.biome_names),
+                    "complete": False,
+                }
+            )
+            os.rename(staged, path)
     except BaseException:
-        shutil.rmtree(staged, ignore_errors=True)
+        for folder in (fresh, staged):
+            shutil.rmtree(folder, ignore_errors=True)
         raise
 
 
@@ -378,6 +438,7 @@ def build_store(
     """
     kind, terrain_config, window, block = check_request(kind, config, terrain_config, window, block)
     path = pathlib.Path(path)
+    remove_unfinished(path)  # what runs killed while making a store left
     group = open_store(path, kind, config, terrain_config, window, block)
     where = str(path.absolute())  # as Dask workers in another folder find it
     every = blocks(window, block)

@@ -48,15 +48,17 @@ def write_big_set(
     ``.world.tif.*.part*``, half-written tiles), and drops from
     ``worldgen-set.json`` the sets these outputs replace; once every output
     is complete, it records them there (each file's size and SHA-256, as
-    every set of worldgen's). Before any work it refuses a ``world.tif``
-    that is a folder, a ``tiles`` that is a file, and a ``tiles/`` holding
-    tiles of another map (its ``.worldgen-source.json`` names the store they
-    were cut from) or files worldgen did not write: a rerun keeps the tiles
-    already made only when they are this map's. Outputs not asked for are
-    left as they are, unless they are another map's (a ``world.tif`` or
-    ``tiles/`` worldgen made of another config or window): those are
-    refused, so that no folder holds one map's store beside another's COG or
-    tiles.
+    every set of worldgen's), with the ``world.tif`` and ``tiles/`` of the
+    set it replaced that this run did not make again but kept, unchanged:
+    the folder's outputs are all listed. Before any work it refuses a
+    ``world.tif`` that is a folder, a ``tiles`` that is a file, and a
+    ``tiles/`` holding tiles of another map (its ``.worldgen-source.json``
+    names the store they were cut from) or files worldgen did not write:
+    a rerun keeps the tiles already made only when they are this map's.
+    Outputs not asked for are left as they are, unless they are another
+    map's (a ``world.tif`` or ``tiles/`` worldgen made of another config or
+    window): those are refused, so that no folder holds one map's store
+    beside another's COG or tiles.
     """
     from worldgen.io._outset import (
         _locked,
@@ -64,6 +66,7 @@ def write_big_set(
         forget_sets,
         makes_output_dir,
         record_set,
+        unchanged_files,
     )
     from worldgen.io._raster import pyramid_files
 
@@ -84,7 +87,10 @@ def write_big_set(
         with _locked(out, "out"):
             _check_targets(out, formats, source)
             _remove_partials(out)
-            forget_sets(out, names)
+            replaced = forget_sets(out, names)
+            # This map's outputs not asked for this time stay (the same
+            # map's: _check_targets refused another's), and so in the set.
+            kept = unchanged_files(out, replaced, sorted({COG, TILES} - set(names)))
             try:
                 written = _write(
                     kind, config, terrain_config, out, formats, window, block, dask, progress,
@@ -98,7 +104,7 @@ def write_big_set(
             found = {STORE: sorted((out / STORE).rglob("*")), COG: [out / COG]}
             found[TILES] = pyramid_files(out / TILES) if TILES in names else []
             files = [p.relative_to(out).as_posix() for n in names for p in found[n] if p.is_file()]
-            record_set(out, files, command=kind, about=_about(config, window, block))
+            record_set(out, files, command=kind, about=_about(config, window, block), known=kept)
     except BaseException:
         if made:  # leave no empty directory behind a failed first run
             with contextlib.suppress(OSError):
@@ -254,12 +260,9 @@ def _remove_partials(out: pathlib.Path) -> None:
     """The partial files of a killed run: a store it was making (which
     holds no block yet), the COG's staged copies (GDAL's ``.ovr.tmp``
     among them) and the tile pyramid's unfinished tiles."""
-    import shutil
+    from worldgen.scale._store import remove_unfinished
 
-    from worldgen.scale._store import unfinished
-
-    for store in unfinished(out / STORE):
-        shutil.rmtree(store, ignore_errors=True)
+    remove_unfinished(out / STORE)
     for part in out.glob(f".{COG}.*"):
         if ".part" in part.name:
             part.unlink(missing_ok=True)

@@ -34,6 +34,7 @@ import numpy as np
 from numba import prange
 
 from worldgen._checks import check_real, check_unit_interval, height_field
+from worldgen._errors import ParameterError
 from worldgen._jit import interruptible, kernel, parallel_kernel
 from worldgen.noise._seed import check_seed
 from worldgen.noise._validate import check_positive
@@ -42,7 +43,17 @@ _GOLDEN = 0x9E3779B97F4A7C15
 # Heights are kept within this magnitude so that slopes, their squares and
 # the droplets' speeds stay far from overflow.
 HEIGHT_LIMIT = 1e100
-RADIUS_LIMIT = 256
+RADIUS_LIMIT = 16
+"""Widest erosion brush: a droplet moves a cell a step and spreads each
+step's erosion over the cells within ``radius``, so the work of a step
+grows with the radius squared (25 cells at the default 3, 797 at 16,
+205,857 at 256, which ran for hours on a big map). Lague's own range is 2
+to 8; a wider brush smooths rather than carves."""
+LIFETIME_LIMIT = 1024
+"""Most steps of a droplet: the work of a droplet, and the halo of windowed
+erosion (``lifetime + radius + 1``), grow with it; Lague's default is 30,
+and with the default evaporation a droplet keeps 0.004 % of its water
+after 1,000 steps."""
 # The 8 neighbours used by thermal erosion, N E S W then NW NE SW SE, and
 # their distances; the border value thermal erosion pads the map with.
 _DY = (-1, 0, 1, 0, -1, -1, 1, 1)
@@ -69,12 +80,15 @@ MAX_THERMAL_PER_SIDE = 2
 moves at most a cell a step, so slopes settle long before."""
 
 
-def _check_count(value: object, name: str, low: int, high: int | None = None) -> int:
+def _check_count(value: object, name: str, low: int, high: int | None = None, fix: str = "") -> int:
+    """``value`` as an int from ``low`` to ``high``, or an error naming
+    ``name``; ``fix``, said past the range, is how to get what was wanted."""
     within = f"from {low} to {high}" if high is not None else f">= {low}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer {within}, got {value!r}")
     if int(value) < low or int(value) >= 2**63 or (high is not None and int(value) > high):
-        raise ValueError(f"{name} must be an integer {within}, got {value!r}")
+        why = f"; {fix}" if fix and int(value) > low else ""
+        raise ParameterError(f"{name} must be an integer {within}, got {value!r}{why}", name)
     return int(value)
 
 
@@ -99,9 +113,9 @@ class HydraulicErosion:
     Parameters
     ----------
     radius : int
-        Erosion brush radius in cells, 1 to 256: a droplet removes material
-        from the cells closer than ``radius`` to its cell. 1 erodes the
-        droplet's cell alone. Default 3.
+        Erosion brush radius in cells, 1 to :data:`RADIUS_LIMIT` (16): a
+        droplet removes material from the cells closer than ``radius`` to
+        its cell. 1 erodes the droplet's cell alone. Default 3.
     inertia : float
         From 0 to 1: how much of its previous direction a droplet keeps; at
         0 it always flows straight downhill. A new droplet has no direction,
@@ -124,7 +138,8 @@ class HydraulicErosion:
     gravity : float
         > 0: how fast droplets gain speed going downhill. Default 4.0.
     lifetime : int
-        >= 1: the most steps a droplet takes. Default 30.
+        1 to :data:`LIFETIME_LIMIT` (1024): the most steps a droplet takes.
+        Default 30.
     initial_water : float
         > 0: a new droplet's water. Default 1.0.
     initial_speed : float
@@ -135,7 +150,8 @@ class HydraulicErosion:
     TypeError
         If a field is not a number (``radius`` and ``lifetime``: an integer).
     ValueError
-        If a field is out of its range.
+        If a field is out of its range (a :class:`~worldgen.ParameterError`
+        for ``radius`` and ``lifetime``, whose bounds keep the work bounded).
 
     Examples
     --------
@@ -158,8 +174,16 @@ class HydraulicErosion:
     initial_speed: float = 1.0
 
     def __post_init__(self) -> None:
-        _check_count(self.radius, "radius", 1, RADIUS_LIMIT)
-        _check_count(self.lifetime, "lifetime", 1)
+        _check_count(
+            self.radius, "radius", 1, RADIUS_LIMIT,
+            "a step's work grows with the radius squared; for broader, smoother valleys "
+            "erode a smaller map and scale it up, or add thermal erosion",
+        )  # fmt: skip
+        _check_count(
+            self.lifetime, "lifetime", 1, LIFETIME_LIMIT,
+            "a droplet's work grows with its lifetime; lower evaporate_speed to let "
+            "droplets carry further within it",
+        )  # fmt: skip
         for name in ("inertia", "erode_speed", "deposit_speed", "evaporate_speed"):
             check_unit_interval(getattr(self, name), name)
         for name in ("capacity", "min_capacity", "gravity", "initial_water", "initial_speed"):
@@ -568,8 +592,8 @@ def _thermal_kernel(current, following, share, iterations, limits, rate):
 
 def _step_cost(params: HydraulicErosion, brush_cells: int) -> float:
     """A droplet's work in default droplet steps: a step erodes the cells
-    of its brush, which grows with the radius squared (205,857 cells at
-    256), so wide brushes take proportionally smaller slices."""
+    of its brush, which grows with the radius squared (797 cells at 16),
+    so wide brushes take proportionally smaller slices."""
     return params.lifetime * max(1.0, brush_cells / _DEFAULT_BRUSH_CELLS)
 
 

@@ -48,6 +48,7 @@ import functools
 import hashlib
 import http
 import ipaddress
+import logging
 import pathlib
 import re
 import threading
@@ -62,6 +63,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from worldgen._errors import ParameterError
 from worldgen.noise._validate import check_int, check_positive
 from worldgen.products._maps import MapConfig
 from worldgen.web._products import (
@@ -78,6 +80,7 @@ from worldgen.web._tiles import HALF, NATIVE_ZOOM, cell_bounds, cell_to_lnglat, 
 from worldgen.web._worlds import PARAMS, Worlds, parse_params, spawn_of
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
+log = logging.getLogger("worldgen.web")
 IMMUTABLE = "public, max-age=31536000, immutable"
 MAX_CHUNK_RADIUS = 64
 """Largest radius, in blocks, of a chunk request."""
@@ -304,6 +307,7 @@ class Work:
     keep: Callable[[Any], None] | None
     waiters: int = 0
     started: bool = False  # set by the pool's thread as it begins
+    logged: bool = False  # its failure is in the log (once, however many waited)
 
 
 class Explorer:
@@ -353,7 +357,10 @@ class Explorer:
         """``fn(*args)`` on the pool (``slow``: the pool of work that may
         take seconds), at most once at a time per ``key``
         (later callers share the first one's result); 503 past the bound,
-        504 past the time limit (its message names ``what`` was made).
+        504 past the time limit (its message names ``what`` was made);
+        422 for a :class:`~worldgen.ParameterError` (the library refused
+        what was asked), 500 for any other error (its traceback goes to the
+        ``worldgen.web`` log, not to the client).
         ``keep(result)``, if given, is called when the work succeeds, even
         after a 504 (so slow tiles still get cached).
 
@@ -414,8 +421,13 @@ class Explorer:
                 f"{what} took longer than {self.timeout:g} s, the server's time limit, and was "
                 "stopped: ask for less, or start the server with a longer --timeout",
             ) from None
-        except (ValueError, TypeError) as exc:  # the library's refusal, not a crash
+        except ParameterError as exc:  # the library's refusal of what was asked
             raise ClientError(422, str(exc)) from None
+        except Exception:  # a fault of the server's: its traceback to the log only
+            if not work.logged:
+                work.logged = True
+                log.exception("making a %s failed (%s)", what, key)
+            raise ClientError(500, f"internal error making this {what}; please report it") from None
         finally:
             work.waiters -= 1
             if not work.waiters and not work.future.done() and not late:

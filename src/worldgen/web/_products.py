@@ -15,6 +15,7 @@ import dataclasses
 
 import numpy as np
 
+from worldgen._errors import ParameterError
 from worldgen.io._image import png_bytes
 from worldgen.products._maps import MapConfig, make_layers
 from worldgen.products._pictures import BIOME_SHADE, relief_shade, shaded_colour
@@ -80,9 +81,10 @@ def check_windowed(config: MapConfig) -> MapConfig:
     """Tiles need a seamless map: a classic map normalised ``'local'`` is
     refused."""
     if not config.seamless:
-        raise ValueError(
+        raise ParameterError(
             "tiles need terrain normalize='global' or 'none' (seamless); "
-            "'local' stretches every window differently"
+            "'local' stretches every window differently",
+            "normalize",
         )
     return config
 
@@ -106,7 +108,7 @@ def check_pyramid(config: MapConfig) -> MapConfig:
             if "got inf" in str(exc)
             else "use a larger scale, fewer octaves or a smaller lacunarity"
         )
-        raise ValueError(
+        raise ParameterError(
             f"this world cannot be sampled over the whole map ({exc}): {hint}"
         ) from None
     return config

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from worldgen import __version__
+from worldgen._errors import ParameterError
 from worldgen.config import PRESETS, ConfigError, map_config, merge
 from worldgen.config import preset as preset_overrides
 from worldgen.products._classify import Band
@@ -54,16 +55,16 @@ _NUMBER = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?", re.AS
 
 def parse_params(query: Mapping[str, str]) -> dict[str, Any]:
     """Typed world parameters from strings (e.g. a query string); unknown
-    names and unparsable values are ValueErrors naming the parameter."""
+    names and unparsable values are ParameterErrors naming the parameter."""
     out: dict[str, Any] = {}
     for name, text in query.items():
         if name not in PARAMS:
-            raise ValueError(f"unknown parameter {name!r}; valid: {', '.join(PARAMS)}")
+            raise ParameterError(f"unknown parameter {name!r}; valid: {', '.join(PARAMS)}", name)
         kind = PARAMS[name]
         if kind is str:
             if text not in (*PRESETS, "none"):
-                raise ValueError(
-                    f"preset must be one of {', '.join(PRESETS)} or none, got {text!r}"
+                raise ParameterError(
+                    f"preset must be one of {', '.join(PRESETS)} or none, got {text!r}", name
                 )
             out[name] = text
             continue
@@ -72,12 +73,13 @@ def parse_params(query: Mapping[str, str]) -> dict[str, Any]:
         plain = _INTEGER if kind is int else _NUMBER
         if not plain.fullmatch(text):
             what = "an integer" if kind is int else "a number"
-            raise ValueError(f"{name} must be {what} in plain digits, got {text!r}")
+            raise ParameterError(f"{name} must be {what} in plain digits, got {text!r}", name)
         if kind is int and len(text.lstrip("+-")) > _INT_DIGITS:
             # int() refuses past 4300 digits with a message naming no parameter.
-            raise ValueError(
+            raise ParameterError(
                 f"{name} must be an integer of at most {_INT_DIGITS} digits, got "
-                f"{len(text.lstrip('+-'))} digits"
+                f"{len(text.lstrip('+-'))} digits",
+                name,
             )
         out[name] = kind(text)
     return out
@@ -88,7 +90,9 @@ def with_sea_level(config: MapConfig, sea: float) -> MapConfig:
     scaled from ``[0, old sea]`` onto ``[0, sea]`` and land band tops from
     ``[old sea, 1]`` onto ``[sea, 1]``, so the bands keep their order."""
     if not isinstance(sea, (int, float)) or not 0.0 < sea < 1.0:
-        raise ValueError(f"sea must be a number between 0 and 1 (exclusive), got {sea!r}")
+        raise ParameterError(
+            f"sea must be a number between 0 and 1 (exclusive), got {sea!r}", "sea"
+        )
     old = config.sea_level
     if not config.water_classes or not 0.0 < old < 1.0 or sea == old:
         return config
@@ -102,9 +106,10 @@ def with_sea_level(config: MapConfig, sea: float) -> MapConfig:
     try:
         return dataclasses.replace(config, bands=tuple(bands))
     except ValueError as exc:  # so near 0 or 1 that bands merge
-        raise ValueError(
+        raise ParameterError(
             f"sea={sea!r} leaves no room between the height bands ({exc}); "
-            "choose a sea level further from 0 and 1"
+            "choose a sea level further from 0 and 1",
+            "sea",
         ) from None
 
 
@@ -115,8 +120,9 @@ def build_config(file_data: Mapping[str, Any], params: Mapping[str, Any]) -> Map
         return _build_config(file_data, params)
     except ConfigError as exc:
         said = exc.said or ""
-        if any(said.startswith((f"{name} ", f"{name}:")) for name in params):
-            raise ValueError(said) from None
+        for name in params:
+            if said.startswith((f"{name} ", f"{name}:")):
+                raise ParameterError(said, name) from None
         raise
 
 
@@ -140,18 +146,20 @@ def _build_config(file_data: Mapping[str, Any], params: Mapping[str, Any]) -> Ma
     if "world" in data:
         foreign = [k for k in CLASSIC_PARAMS if k in params]
         if foreign:
-            raise ValueError(
+            raise ParameterError(
                 f"{', '.join(foreign)} applies to the classic presets; this world is shaped "
-                "by continent_size, land_fraction and relief"
+                "by continent_size, land_fraction and relief",
+                foreign[0],
             )
         world = {k: params[k] for k in ("seed", *WORLD_PARAMS) if k in params}
         return check_pyramid(map_config(merge(data, {"world": world})))
     foreign = [k for k in WORLD_PARAMS if k in params]
     if foreign:
-        raise ValueError(
+        raise ParameterError(
             f"{', '.join(foreign)} applies to the world presets (continents, islands, "
             "archipelago); a classic map is shaped by scale, octaves, persistence, "
-            "lacunarity and sea"
+            "lacunarity and sea",
+            foreign[0],
         )
     data = merge(data, {"terrain": terrain})
     if data.get("terrain", {}).get("normalize", "local") == "local":

@@ -1,5 +1,6 @@
 // The explorer page: wires the panel, the map, the readout, the stats line,
 // the export and the voxel view together, keeping the state in the URL.
+import { answerJson, failure } from './answers.js';
 import { HALF, cellToLngLat, lngLatToCell } from './grid.js';
 import { EXAGGERATION, createMap, mapStyle, popup, viewOf } from './map.js';
 import { fillPanel, onPanelChange, setLayer } from './panel.js';
@@ -28,8 +29,7 @@ function showError(message) {
 // 2**53, past which a JSON number is rounded.
 async function register(params) {
   const response = await fetch('/worlds?' + new URLSearchParams(params));
-  const body = await response.json();
-  if (!response.ok) throw new Error(body.error);
+  const body = await answerJson(response);
   body.params = { ...body.params, seed: body.seed };
   return body;
 }
@@ -155,8 +155,7 @@ function setupReadout(map) {
     pending = true;
     try {
       const response = await fetch(`/w/${explorer.world.key}/point?x=${x}&z=${z}`);
-      const p = await response.json();
-      if (!response.ok) throw new Error(p.error);
+      const p = await answerJson(response);
       if (cell && cell[0] === p.x && cell[1] === p.z) {
         readout.textContent = `X ${p.x}  Z ${p.z}  ${Math.round(p.metres)} m  ${p.biome}  ${p.temperature.toFixed(1)} °C  ${Math.round(p.rainfall)} mm`;
       }
@@ -251,7 +250,7 @@ async function exportView() {
   label.textContent = 'making the map set';
   try {
     const response = await fetch(`/w/${explorer.world.key}/export?${query}`);
-    if (!response.ok) throw new Error((await response.json()).error);
+    if (!response.ok) throw await failure(response);
     const total = Number(response.headers.get('content-length')) || 0;
     const reader = response.body.getReader();
     const parts = [];

@@ -2,6 +2,7 @@
 // solid faces opaque, the water surface translucent.
 import * as THREE from 'three';
 import { OrbitControls } from '/static/vendor/three/OrbitControls.js';
+import { answerJson } from './answers.js';
 
 let current = null;
 // Counts the views opened and closed: a view whose chunks come after
@@ -37,8 +38,7 @@ export async function openVoxels(container, url, centre) {
   closeVoxels();
   const mine = asked;
   const response = await fetch(url);
-  if (!response.ok) throw new Error((await response.json()).error);
-  const data = await response.json();
+  const data = await answerJson(response);
   if (mine !== asked) return null;
   const origin = [centre[0], centre[1]];
   const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
