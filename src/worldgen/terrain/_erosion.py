@@ -282,6 +282,7 @@ def _droplet(
     lifetime,
     initial_water,
     initial_speed,
+    fixed,
 ):
     # One droplet from (base_x + x, base_y + y) on the heights ``heights``
     # (flat: ``flat``), adding its changes to ``field`` (flat: ``out``) and
@@ -296,6 +297,10 @@ def _droplet(
     # own frame would round differently with the region's origin). The
     # field, eroded and deposited may hold only rows ``row0`` onwards of
     # the heights (a band's own arrays): writes are shifted by as many rows.
+    # ``fixed``: the heights do not change while the droplet runs (a pass of
+    # independent droplets), so a step starts from the sample the step
+    # before ended on (the same cell and offsets: the same bits) instead of
+    # reading the heights again.
     rows, cols = heights.shape
     xmax = float(cols - 1)
     ymax = float(rows - 1)
@@ -310,12 +315,14 @@ def _droplet(
     right = xmax - base_x
     top = -float(base_y)
     bottom = ymax - base_y
-    for _ in range(lifetime):
+    old = gx = gy = 0.0
+    for step in range(lifetime):
         cx = min(base_x + math.floor(x), cols - 2)
         cy = min(base_y + math.floor(y), rows - 2)
         ox = x - (cx - base_x)
         oy = y - (cy - base_y)
-        old, gx, gy = _sample(flat, cols, ox, oy, cx, cy)
+        if step == 0 or not fixed:
+            old, gx, gy = _sample(flat, cols, ox, oy, cx, cy)
         dx = dx * inertia - gx * (1.0 - inertia)
         dy = dy * inertia - gy * (1.0 - inertia)
         length = math.sqrt(dx * dx + dy * dy)
@@ -329,7 +336,7 @@ def _droplet(
             break
         nx = min(base_x + math.floor(x), cols - 2)
         ny = min(base_y + math.floor(y), rows - 2)
-        new, _gx, _gy = _sample(flat, cols, x - (nx - base_x), y - (ny - base_y), nx, ny)
+        new, next_gx, next_gy = _sample(flat, cols, x - (nx - base_x), y - (ny - base_y), nx, ny)
         if new < sea:
             break
         delta = new - old
@@ -394,6 +401,7 @@ def _droplet(
         squared = speed * speed - delta * gravity
         speed = math.sqrt(squared) if squared > 0.0 else 0.0
         water *= 1.0 - evaporate_speed
+        old, gx, gy = new, next_gx, next_gy
     return sediment
 
 
@@ -438,7 +446,7 @@ def _erode_kernel(
             brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, 0, 0, 0, x, y, floor,
             -np.inf, inertia,
             capacity_factor, min_capacity, erode_speed, deposit_speed, evaporate_speed, gravity,
-            lifetime, initial_water, initial_speed,
+            lifetime, initial_water, initial_speed, False,
         )  # fmt: skip
     return carried
 
@@ -519,7 +527,7 @@ def _erode_pass_kernel(
                     brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, c, r, row0,
                     x, y, floor, sea, inertia, capacity_factor, min_capacity, erode_speed,
                     deposit_speed, evaporate_speed, gravity, lifetime, initial_water,
-                    initial_speed,
+                    initial_speed, True,
                 )  # fmt: skip
     return carried
 
