@@ -294,15 +294,26 @@ class MapConfig:
         and its water kinds (0 dry, 1 river, 2 lake, 3 sea); at steps above
         ``continent_size / 64`` (:func:`~worldgen.world._rivers.drawn`) the model's metres and
         None (no rivers drawn)."""
+        ground, kind, _ = self.world_water(window, discharge=False)
+        return ground, kind
+
+    def world_water(
+        self, window: Window, *, discharge: bool = True
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """:meth:`world_ground` and the rivers' discharge (m^3/s, float32,
+        0 off the rivers; None without ``discharge`` or where no rivers are
+        drawn): the ``elevation``, ``water_kind`` and ``discharge`` of
+        ``world_fields(config.world, window, climate=False, rivers=True)``,
+        the same bytes."""
         from worldgen.world._fields import elevation
         from worldgen.world._rivers import drawn, water
 
         ground = elevation(self.world, window)
         if not drawn(self.world, window):
-            return ground, None
-        # As world_fields(..., rivers=True) draws them; a map reads no surfaces.
-        made = water(self.world, window, ground, surfaces=False)
-        return made.ground, made.kind
+            return ground, None, None
+        # As world_fields(..., rivers=True) draws them; the surfaces are not read.
+        made = water(self.world, window, ground, surfaces=discharge)
+        return made.ground, made.kind, made.discharge
 
     def unit_elevation(self, elevation: np.ndarray) -> np.ndarray:
         """Elevation in [0, 1]: as made, or for ``normalize='none'`` mapped
