@@ -26,6 +26,7 @@ import concurrent.futures
 import dataclasses
 import math
 import numbers
+import queue
 import threading
 from collections.abc import Callable
 
@@ -995,6 +996,11 @@ def erode_cells(
     )  # fmt: skip
 
     halt = threading.Event()  # set when the caller's thread gives up
+    # Cleared arrays for the bands (field, eroded, deposited: the most rows a
+    # band changes), handed back once a band is added in: the same few for
+    # every band, not three fresh arrays a band (each page of which the
+    # system would fault in and clear again).
+    spare: queue.SimpleQueue = queue.SimpleQueue()
 
     def run(band):
         # The band's droplets on their own arrays (the rows they can change),
@@ -1003,7 +1009,11 @@ def erode_cells(
         # slices are one call.
         k, first, last, c0, c1 = band
         lo, hi = max(0, first - g), min(rows, last + g)
-        field, eroded_here, deposited_here = (np.zeros((hi - lo, cols)) for _ in range(3))
+        try:
+            block = spare.get_nowait()
+        except queue.Empty:
+            block = np.zeros((3, min(rows, BAND_ROWS + 2 * g), cols))
+        field, eroded_here, deposited_here = block[:, : hi - lo]
         sediment = 0.0
         work = (c1 - c0) * density / PASSES * _step_cost(params, brush_dy.size)
         step = max(1, int(_DROPLET_STEPS_PER_SLICE / work))
@@ -1017,7 +1027,7 @@ def erode_cells(
                     np.int64(rounds), np.int64(r), np.int64(min(r + step, last)),
                     np.int64(c0), np.int64(c1), chance, sediment, *physics,
                 )  # fmt: skip
-        return lo, hi, field, eroded_here, deposited_here, sediment
+        return lo, hi, block, sediment
 
     changes = np.zeros_like(out)
     workers = numba.get_num_threads()
@@ -1039,13 +1049,14 @@ def erode_cells(
             last_of_pass = n + 1 == len(bands) or bands[n + 1][0] != band[0]
             while pending and (last_of_pass or len(pending) > 2 * workers):
                 made = pending.popleft()
-                lo, hi, field, eroded_here, deposited_here, sediment = (
-                    made if pool is None else made.result()
-                )
+                lo, hi, block, sediment = made if pool is None else made.result()
+                field, eroded_here, deposited_here = used = block[:, : hi - lo]
                 changes[lo:hi] += field
                 eroded[lo:hi] += eroded_here
                 deposited[lo:hi] += deposited_here
                 carried += sediment
+                used.fill(0.0)
+                spare.put(block)
                 done += 1
                 if progress is not None:
                     progress(done, len(bands))
