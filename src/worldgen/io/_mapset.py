@@ -46,6 +46,9 @@ MAX_TILE_FILES = 16384
 # Eroded or deposited height shown at full strength in erosion.png: about
 # the 99th percentile with the default droplets.
 EROSION_SHOWN = 0.04
+# Cells of each band of rows erosion.png is made in (its temporaries those
+# of a band, not of the picture).
+_PICTURE_BAND_CELLS = 1 << 18
 TERRAIN_STAGES = ("noise", "ridges", "erosion", "thermal", "rivers", *STAGES[2:], "mesh")
 # File names of the extra height map formats: each its own, so that none
 # overwrites the 16-bit ``height.png``.
@@ -413,10 +416,14 @@ def _erosion_picture(result) -> np.ndarray:
     ``EROSION_SHOWN`` (a constant, so that a window's picture is the crop of
     a bigger one's)."""
     rgb = np.zeros((*result.eroded.shape, 3), dtype=np.uint8)
-    for channel, amount in ((0, result.eroded), (2, result.deposited)):
-        # rint(clip(amount / EROSION_SHOWN, 0, 1) * 255), in one temporary
-        shown = amount / EROSION_SHOWN
-        np.clip(shown, 0.0, 1.0, out=shown)
-        shown *= 255
-        rgb[..., channel] = np.rint(shown, out=shown)
+    rows = max(1, _PICTURE_BAND_CELLS // max(1, rgb.shape[1]))
+    for top in range(0, rgb.shape[0], rows):
+        band = slice(top, top + rows)
+        for channel, amount in ((0, result.eroded), (2, result.deposited)):
+            # rint(clip(amount / EROSION_SHOWN, 0, 1) * 255), in one
+            # temporary of a band of rows
+            shown = amount[band] / EROSION_SHOWN
+            np.clip(shown, 0.0, 1.0, out=shown)
+            shown *= 255
+            rgb[band, :, channel] = np.rint(shown, out=shown)
     return rgb

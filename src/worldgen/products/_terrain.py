@@ -296,11 +296,10 @@ def _world_water(
     discharge = discharge.astype(np.float64)
     river, lakes = kinds == 1, kinds == 2
     heights = np.where(river | lakes, before, heights)
+    heights.setflags(write=False)  # also the rivers' filled heights below
     # The accumulation holds the discharge (m^3/s); an endless threshold
     # keeps draw_rivers from widening rivers drawn at their own widths.
-    flow = RiverResult(
-        heights.copy(), np.full(window.shape, -1, np.int8), discharge, river, lakes, np.inf
-    )
+    flow = RiverResult(heights, np.full(window.shape, -1, np.int8), discharge, river, lakes, np.inf)
     return heights, flow
 
 
