@@ -389,6 +389,9 @@ def _write_terrain(
     terrain = dataclasses.replace(made.terrain, rivers=None)
     colour, carved, pictured, height = made.colour, made.carved, made.pictured, made.height
     del made
+    # The files read neither the layers' heights nor their climate (the
+    # pictures and height files have their own heights).
+    carved = dataclasses.replace(carved, elevation=None, moisture=None, temperature=None)
     written = _write_layers(
         config, window, carved, out, formats, tile, blend, progress,
         heights=pictured, height_files=height,
