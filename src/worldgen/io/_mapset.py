@@ -17,7 +17,7 @@ from worldgen._memory import (
     check_memory,
 )
 from worldgen.io._heightmap import FORMATS, write_array, write_heightmap, write_tiles
-from worldgen.io._image import write_rgb_png
+from worldgen.io._image import png_bytes, write_png_bytes, write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._outset import output_set
 from worldgen.io._raster import PYRAMID_SOURCE, TILEJSON
@@ -402,7 +402,9 @@ def _write_terrain(
         if fmt != "png16":
             name = HEIGHT_FILES[fmt].replace("height", "eroded")
             written.append(write_heightmap(out / name, terrain.heights, fmt))
-    written.append(write_rgb_png(out / "terrain.png", colour))
+    # terrain.png is also the meshes' texture: encoded once.
+    texture = png_bytes(colour)
+    written.append(write_png_bytes(out / "terrain.png", texture))
     if terrain.erosion is not None:
         written.append(write_rgb_png(out / "erosion.png", _erosion_picture(terrain.erosion)))
         terrain = dataclasses.replace(terrain, erosion=None)
@@ -410,7 +412,7 @@ def _write_terrain(
         progress("mesh")
     mesh = terrain_surface(terrain, terrain_config)
     for fmt in meshes:
-        written += write_mesh(out / f"terrain.{fmt}", mesh, texture=colour)
+        written += write_mesh(out / f"terrain.{fmt}", mesh, texture=colour, texture_png=texture)
     return written
 
 
