@@ -196,11 +196,21 @@ class MapConfig:
             return self.terrain.scale
         return min(256.0, self.world.continent_size / 24.0)
 
-    def unit_from_metres(self, metres: np.ndarray) -> np.ndarray:
+    def unit_from_metres(self, metres: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
         """A world's metres as unit heights: 0 m at the sea level, the
-        world's ``relief`` at 1 and its ocean depth at 0 (clipped)."""
+        world's ``relief`` at 1 and its ocean depth at 0 (clipped); into
+        ``out`` if given (a C-contiguous float64 array of their shape, which
+        may be ``metres`` itself: each value is read before it is written)."""
         e = np.asarray(metres, dtype=np.float64)
-        out = np.empty(e.shape)
+        if out is None:
+            out = np.empty(e.shape)
+        elif not (
+            isinstance(out, np.ndarray) and out.dtype == np.float64 and out.shape == e.shape
+            and out.flags.c_contiguous and out.flags.writeable
+        ):  # fmt: skip
+            raise ValueError(
+                f"out must be a writeable C-contiguous float64 array of shape {e.shape}"
+            )
         _unit_from_metres(
             e.ravel(), self.sea_level, self.world.relief, self.world.ocean_depth, out.reshape(-1)
         )

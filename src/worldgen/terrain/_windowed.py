@@ -321,7 +321,7 @@ class World:
             self._world_water = None
             metres, kinds, discharge = config.world_water(window)
             self._world_water = (window, kinds, discharge)
-            return config.unit_from_metres(metres)
+            return config.unit_from_metres(metres, out=metres)  # in place: ours
         if config.seamless:
             return config.unit_elevation(config.elevation(window))
         lo, hi = _RANGES.get(repr(terrain), lambda: _range(terrain.raw()))
