@@ -2,9 +2,10 @@
 
 Each round runs ``worldgen terrain --width N --height N --out DIR`` (the
 default world, every default file: the map set, erosion, rivers, the GLB
-mesh) in a fresh interpreter on a warm numba cache, and reads that child's
-own resource usage (``os.wait4``): CPU seconds (user + system, every
-thread) and its peak resident memory. Sizes run in turn within each round;
+mesh) in a fresh interpreter on a warm numba cache and warm bytecode (the
+warm-up run writes both), and reads that child's own resource usage
+(``os.wait4``): CPU seconds (user + system, every thread) and its peak
+resident memory. Sizes run in turn within each round;
 the table gives the median and the spread (min-max) over rounds.
 
 ``--compare SRC`` runs a second source tree (``SRC`` holds the
@@ -42,6 +43,10 @@ def run(source: pathlib.Path, size: int) -> tuple[float, int]:
         command = [sys.executable, "-m", "worldgen.cli", "terrain", "--width", str(size)]
         command += ["--height", str(size), "--out", os.path.join(folder, "out")]
         env = dict(os.environ, PYTHONPATH=str(source))
+        # Bytecode cached as an installed package has it (the warm-up run
+        # writes it): with PYTHONDONTWRITEBYTECODE set, every run would
+        # compile the modules it imports again.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         child = subprocess.Popen(
             command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
@@ -95,7 +100,7 @@ def main(argv=None) -> int:
     lines += [
         f"`worldgen terrain --width N --height N` with every default (the default world at its "
         f"spawn, the map set, erosion, rivers, the GLB mesh), a fresh interpreter per run on a "
-        f"warm numba cache, {args.rounds} rounds; the child's CPU time (every thread) and peak "
+        f"warm numba cache and bytecode, {args.rounds} rounds; the child's CPU time (every thread) and peak "
         f"resident memory from `wait4`, median (min-max). Goals: {GOAL_RATE:g} Mcells per CPU s, "
         f"at most {GOAL_BYTES} bytes per cell. Load average after: "
         f"{load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}.",

@@ -400,3 +400,24 @@ def test_a_full_disk_in_an_empty_directory_says_nothing_is_left(tmp_path):
         with output_set(tmp_path, command="demo"):
             raise OSError(errno.ENOSPC, "No space left on device")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("band_cells", [1, 7, 40, 1 << 18])
+def test_erosion_picture_in_bands_is_the_whole_picture(monkeypatch, band_cells):
+    # erosion.png made a band of rows at a time equals the formula applied
+    # to the whole arrays at once.
+    from worldgen.io import _mapset
+    from worldgen.terrain._erosion import ErosionResult
+
+    rng = np.random.default_rng(5)
+    eroded, deposited = (rng.uniform(0.0, 0.08, (13, 9)) for _ in range(2))
+    eroded[0, 0], deposited[1, 1] = 0.04, 0.0
+    result = ErosionResult(np.zeros((13, 9)), eroded, deposited, 0.0)
+    monkeypatch.setattr(_mapset, "_PICTURE_BAND_CELLS", band_cells)
+    rgb = _mapset._erosion_picture(result)
+    expected = np.zeros((13, 9, 3), np.uint8)
+    for channel, amount in ((0, eroded), (2, deposited)):
+        expected[..., channel] = np.rint(np.clip(amount / _mapset.EROSION_SHOWN, 0, 1) * 255)
+    assert rgb.dtype == np.uint8
+    np.testing.assert_array_equal(rgb, expected)
+    assert rgb[0, 0, 0] == 255 and rgb[..., 1].max() == 0

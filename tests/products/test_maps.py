@@ -277,3 +277,19 @@ def test_metres_from_unit_keeps_the_shape_it_is_given(shape):
         unit >= sea, (unit - sea) / (1 - sea) * w.relief, (unit - sea) / sea * w.ocean_depth
     )
     np.testing.assert_allclose(metres, expected, rtol=1e-12, atol=1e-9)
+
+
+def test_unit_from_metres_in_place_is_the_same_bytes():
+    from worldgen.config import map_config, preset
+
+    config = map_config(preset("continents"))
+    metres = np.linspace(-6000.0, 9000.0, 35).reshape(5, 7)
+    metres[0, 0] = 0.0
+    expected = config.unit_from_metres(metres)
+    same = metres.copy()
+    assert config.unit_from_metres(same, out=same) is same
+    np.testing.assert_array_equal(same, expected)
+    assert expected.min() == 0.0 and expected.max() == 1.0  # clipped at both ends
+    for bad in (np.empty((7, 5)), np.empty((5, 7), np.float32), np.empty((7, 5)).T):
+        with pytest.raises(ValueError, match="out must be"):
+            config.unit_from_metres(metres, out=bad)

@@ -74,6 +74,25 @@ def test_neighbouring_chunks_share_edge_vertices_and_normals():
     )
 
 
+@pytest.mark.parametrize("suffix", ["glb", "obj"])
+def test_a_texture_encoded_already_makes_the_same_files(tmp_path, suffix):
+    # The texture's PNG bytes given with it (encoded once for a picture
+    # written beside the mesh) are embedded or written as they are: the
+    # same files as the texture encoded here.
+    surface = heightfield_surface(HEIGHTS, multiplier=8.0)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain = write_mesh(tmp_path / "a" / f"t.{suffix}", surface, texture=TEXTURE)
+    given = write_mesh(
+        tmp_path / "b" / f"t.{suffix}", surface, texture=TEXTURE, texture_png=png_bytes(TEXTURE)
+    )
+    assert [p.name for p in plain] == [p.name for p in given]
+    for a, b in zip(plain, given):
+        assert a.read_bytes() == b.read_bytes()
+    with pytest.raises(ValueError, match="texture_png"):
+        write_mesh(tmp_path / f"u.{suffix}", surface, texture_png=png_bytes(TEXTURE))
+
+
 @pytest.mark.parametrize("suffix", ["glb", "obj", "ply", "stl"])
 def test_exported_files_load_back_with_the_same_geometry(tmp_path, suffix):
     mesh = heightfield_mesh(HEIGHTS, multiplier=8.0, cell_size=0.5)

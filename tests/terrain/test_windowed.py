@@ -360,3 +360,35 @@ def test_bands_on_threads_give_the_bytes_of_one_thread(monkeypatch):
     other = _erosion.erode_cells(heights, (-37, 12), 2.3, seed=5, params=params)
     assert not np.array_equal(other.heights, one.heights)
     assert other.eroded.sum() == pytest.approx(one.eroded.sum(), rel=0.01)
+
+
+def test_world_water_is_cut_from_the_covered_window():
+    # A world's rivers, made with the heights of the covered window, are
+    # those water_kinds makes for any window inside it; outside it, and
+    # with nothing covered, they are made afresh (the same bytes).
+    from worldgen.terrain._windowed import World
+    from worldgen.world import spawn
+    from worldgen.world._fields import water_kinds, world_fields
+
+    config = map_config(preset("continents"))
+    x0, y0 = spawn(config.world)
+    covered = Window(x0 - 150, y0 - 230, 300, 530)
+    inner = Window(x0 - 100, y0 - 200, 170, 400)
+    fields = world_fields(config.world, covered, climate=False, rivers=True)
+    metres, kinds, discharge = config.world_water(covered)
+    np.testing.assert_array_equal(metres, fields.elevation)
+    np.testing.assert_array_equal(kinds, fields.water_kind)
+    np.testing.assert_array_equal(discharge, fields.discharge)
+    assert (kinds == 1).any() and (discharge > 0).any()  # rivers there to compare
+    assert np.array_equal(config.world_ground(covered)[1], kinds)
+    world = World(config, TerrainConfig(), shared=False)
+    for window in (inner, covered, Window(x0 + 140, y0, 30, 20)):
+        expected = water_kinds(config.world, window)
+        world.release()
+        got = [world.world_water(window)]  # nothing covered
+        world.cover(covered)
+        got.append(world.world_water(window))
+        for kind, flow in got:
+            assert kind.dtype == np.uint8 and flow.dtype == np.float32
+            np.testing.assert_array_equal(kind, expected[0])
+            np.testing.assert_array_equal(flow, expected[1])

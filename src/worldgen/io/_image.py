@@ -80,7 +80,13 @@ def png_bytes(image: np.ndarray, *, row_filter: str = "up") -> bytes:
 
 def write_png(path: str | os.PathLike, image: np.ndarray) -> pathlib.Path:
     """Write :func:`png_bytes` of ``image`` to ``path``, atomically."""
-    data = png_bytes(image)
+    return write_png_bytes(path, png_bytes(image))
+
+
+def write_png_bytes(path: str | os.PathLike, data: bytes) -> pathlib.Path:
+    """Write PNG bytes already made (by :func:`png_bytes`) to ``path``,
+    atomically: for a picture that is also embedded elsewhere (a mesh's
+    texture), encoded once."""
     target = pathlib.Path(path)
     with atomic_output(target) as tmp:
         tmp.write_bytes(data)

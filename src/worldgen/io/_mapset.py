@@ -17,7 +17,7 @@ from worldgen._memory import (
     check_memory,
 )
 from worldgen.io._heightmap import FORMATS, write_array, write_heightmap, write_tiles
-from worldgen.io._image import write_rgb_png
+from worldgen.io._image import png_bytes, write_png_bytes, write_rgb_png
 from worldgen.io._mesh import MESH_FORMATS, write_mesh
 from worldgen.io._outset import output_set
 from worldgen.io._raster import PYRAMID_SOURCE, TILEJSON
@@ -46,6 +46,9 @@ MAX_TILE_FILES = 16384
 # Eroded or deposited height shown at full strength in erosion.png: about
 # the 99th percentile with the default droplets.
 EROSION_SHOWN = 0.04
+# Cells of each band of rows erosion.png is made in (its temporaries those
+# of a band, not of the picture).
+_PICTURE_BAND_CELLS = 1 << 18
 TERRAIN_STAGES = ("noise", "ridges", "erosion", "thermal", "rivers", *STAGES[2:], "mesh")
 # File names of the extra height map formats: each its own, so that none
 # overwrites the 16-bit ``height.png``.
@@ -386,6 +389,9 @@ def _write_terrain(
     terrain = dataclasses.replace(made.terrain, rivers=None)
     colour, carved, pictured, height = made.colour, made.carved, made.pictured, made.height
     del made
+    # The files read neither the layers' heights nor their climate (the
+    # pictures and height files have their own heights).
+    carved = dataclasses.replace(carved, elevation=None, moisture=None, temperature=None)
     written = _write_layers(
         config, window, carved, out, formats, tile, blend, progress,
         heights=pictured, height_files=height,
@@ -396,7 +402,9 @@ def _write_terrain(
         if fmt != "png16":
             name = HEIGHT_FILES[fmt].replace("height", "eroded")
             written.append(write_heightmap(out / name, terrain.heights, fmt))
-    written.append(write_rgb_png(out / "terrain.png", colour))
+    # terrain.png is also the meshes' texture: encoded once.
+    texture = png_bytes(colour)
+    written.append(write_png_bytes(out / "terrain.png", texture))
     if terrain.erosion is not None:
         written.append(write_rgb_png(out / "erosion.png", _erosion_picture(terrain.erosion)))
         terrain = dataclasses.replace(terrain, erosion=None)
@@ -404,7 +412,7 @@ def _write_terrain(
         progress("mesh")
     mesh = terrain_surface(terrain, terrain_config)
     for fmt in meshes:
-        written += write_mesh(out / f"terrain.{fmt}", mesh, texture=colour)
+        written += write_mesh(out / f"terrain.{fmt}", mesh, texture=colour, texture_png=texture)
     return written
 
 
@@ -413,10 +421,14 @@ def _erosion_picture(result) -> np.ndarray:
     ``EROSION_SHOWN`` (a constant, so that a window's picture is the crop of
     a bigger one's)."""
     rgb = np.zeros((*result.eroded.shape, 3), dtype=np.uint8)
-    for channel, amount in ((0, result.eroded), (2, result.deposited)):
-        # rint(clip(amount / EROSION_SHOWN, 0, 1) * 255), in one temporary
-        shown = amount / EROSION_SHOWN
-        np.clip(shown, 0.0, 1.0, out=shown)
-        shown *= 255
-        rgb[..., channel] = np.rint(shown, out=shown)
+    rows = max(1, _PICTURE_BAND_CELLS // max(1, rgb.shape[1]))
+    for top in range(0, rgb.shape[0], rows):
+        band = slice(top, top + rows)
+        for channel, amount in ((0, result.eroded), (2, result.deposited)):
+            # rint(clip(amount / EROSION_SHOWN, 0, 1) * 255), in one
+            # temporary of a band of rows
+            shown = amount[band] / EROSION_SHOWN
+            np.clip(shown, 0.0, 1.0, out=shown)
+            shown *= 255
+            rgb[band, :, channel] = np.rint(shown, out=shown)
     return rgb

@@ -50,7 +50,11 @@ def to_trimesh(mesh: Mesh, texture: np.ndarray | None = None):
 
 
 def write_mesh(
-    path: str | os.PathLike, mesh: Mesh | Surface, *, texture: np.ndarray | None = None
+    path: str | os.PathLike,
+    mesh: Mesh | Surface,
+    *,
+    texture: np.ndarray | None = None,
+    texture_png: bytes | None = None,
 ) -> list[pathlib.Path]:
     """Write ``mesh`` in the format its suffix names: ``.glb`` (binary glTF,
     texture embedded), ``.obj`` (with ``.mtl`` and a PNG texture beside it),
@@ -64,12 +68,19 @@ def write_mesh(
     bytes a vertex (GLB) or a band's text (OBJ) instead of the whole mesh
     (112 bytes a vertex).
 
+    ``texture_png``, if given, is ``png_bytes(texture)``
+    (:func:`~worldgen.io._image.png_bytes`) made already (for a picture
+    also written on its own): a GLB embeds it and an OBJ's texture file
+    holds it as it is, instead of encoding the texture again.
+
     Returns
     -------
     list of pathlib.Path
         Every file written (the mesh first).
     """
     target = pathlib.Path(path)
+    if texture_png is not None and (texture is None or not isinstance(texture_png, bytes)):
+        raise ValueError("texture_png must be the PNG bytes of the texture, given with it")
     if not isinstance(mesh, Surface):
         check_instance(mesh, "mesh", Mesh)
     fmt = target.suffix.lower().lstrip(".")
@@ -85,7 +96,7 @@ def write_mesh(
             )
     if fmt == "glb":
         with atomic_output(target) as tmp:
-            _write_glb(tmp, mesh, texture)
+            _write_glb(tmp, mesh, texture, texture_png)
         return [target]
     if fmt == "obj":
 
@@ -93,7 +104,7 @@ def write_mesh(
             for vertices, normals, uvs in _bands(mesh):
                 yield vertices, _unit(normals), uvs
 
-        return write_obj(target, bands, lambda: _face_bands(mesh), texture)
+        return write_obj(target, bands, lambda: _face_bands(mesh), texture, texture_png)
     if isinstance(mesh, Surface):
         mesh = mesh.mesh()
     scene = to_trimesh(mesh, texture if fmt == "glb" else None)
@@ -285,7 +296,9 @@ def _pad4(data: bytes) -> bytes:
     return data + bytes(-len(data) % 4)
 
 
-def _write_glb(path: pathlib.Path, mesh: Mesh | Surface, texture: np.ndarray | None) -> None:
+def _write_glb(
+    path: pathlib.Path, mesh: Mesh | Surface, texture: np.ndarray | None, texture_png: bytes | None
+) -> None:
     if isinstance(mesh, Mesh):
         count, faces = len(mesh.vertices), int(np.prod(mesh.faces.shape))
     else:
@@ -314,7 +327,9 @@ def _write_glb(path: pathlib.Path, mesh: Mesh | Surface, texture: np.ndarray | N
                 high = band.max() if high is None else max(high, band.max())
     image = b""
     if texture is not None:
-        image = _pad4(png_bytes(np.ascontiguousarray(texture, dtype=np.uint8)))
+        if texture_png is None:
+            texture_png = png_bytes(np.ascontiguousarray(texture, dtype=np.uint8))
+        image = _pad4(texture_png)
 
     def accessor(kind: str, column: _Column, view: int, count_first: bool = False) -> dict:
         entry = {"componentType": _FLOAT32}

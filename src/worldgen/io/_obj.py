@@ -128,11 +128,13 @@ def write_obj(
     bands: Callable[[], Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]],
     face_bands: Callable[[], Iterator[np.ndarray]],
     texture: np.ndarray | None,
+    texture_png: bytes | None = None,
 ) -> list[pathlib.Path]:
     """Write ``target`` (and, with a texture, ``STEM.mtl`` and
     ``STEM_texture.png`` beside it) from ``bands()``, the (vertices, unit
     normals, uvs) of each band in order, and ``face_bands()``, the faces
-    (0-based indices into all the vertices) of each band in order.
+    (0-based indices into all the vertices) of each band in order
+    (``texture_png``: the texture's PNG bytes, if made already).
     Written atomically; returns the files, the mesh first."""
     stem = target.stem
     mtl, image = f"{stem}.mtl", f"{stem}_texture.png"
@@ -156,7 +158,9 @@ def write_obj(
                 f"# worldgen\nnewmtl {_MATERIAL}\nKa 1.0 1.0 1.0\nKd 1.0 1.0 1.0\n"
                 f"Ks 0.0 0.0 0.0\nd 1.0\nillum 1\nmap_Kd {image}\n"
             )
-            for name, data in ((mtl, text.encode()), (image, png_bytes(texture))):
+            if texture_png is None:
+                texture_png = png_bytes(texture)
+            for name, data in ((mtl, text.encode()), (image, texture_png)):
                 path = target.with_name(name)
                 stack.enter_context(atomic_output(path)).write_bytes(data)
                 files.append(path)

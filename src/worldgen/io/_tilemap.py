@@ -94,7 +94,8 @@ def _csv_bytes(tiles: np.ndarray) -> bytes | memoryview:
     starts = np.zeros(top + 2, dtype=np.int64)
     starts[1:] = np.cumsum([len(n) for n in numbers])
     ids = tiles.astype(np.uint16, copy=False)
-    size = int(np.diff(starts)[ids].sum()) + ids.size  # digits, commas, newlines
+    # digits (each value's count times its length), commas and newlines
+    size = int(np.bincount(ids.ravel(), minlength=top + 1) @ np.diff(starts)) + ids.size
     out = np.empty(size, dtype=np.uint8)
     _write_csv(ids, table, starts, out)
     return out.data

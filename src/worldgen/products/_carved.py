@@ -41,7 +41,8 @@ class CarvedWindow:
         Carved unit heights of the window grown by ``h =``
         :data:`~worldgen.terrain.PICTURE_HALO`, for the map pictures.
     height : numpy.ndarray of float64, (H, W)
-        The map's unit heights before carving, for the height files.
+        The map's unit heights before carving, for the height files (a
+        view of the grown window's).
     """
 
     terrain: Terrain
@@ -109,7 +110,7 @@ def carve_window(
     world.release()
     # Cropped views of the grown window's arrays: the window's cells.
     inner = crop_index(window, grown)
-    height = before[inner].copy()
+    height = before[inner]  # a view: no copy beside the grown window's
     multiplier = config.relief if terrain_config.multiplier is None else terrain_config.multiplier
     terrain = Terrain(
         None, heights[inner], _crop_erosion(erosion, inner), _crop_flow(flow, inner),

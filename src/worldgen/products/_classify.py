@@ -69,7 +69,8 @@ def classify(heights: np.ndarray, bands=DEFAULT_BANDS) -> np.ndarray:
         raise ValueError(f"at most 256 bands, got {len(bands)}")
     tops = np.array([b.top for b in bands])
     index = np.searchsorted(tops, finite_values(heights, "heights"), side="left")
-    return np.minimum(index, len(bands) - 1).astype(np.uint8)
+    into = index if isinstance(index, np.ndarray) else None  # an array: in place
+    return np.minimum(index, len(bands) - 1, out=into).astype(np.uint8)
 
 
 def band_colours(bands=DEFAULT_BANDS) -> np.ndarray:

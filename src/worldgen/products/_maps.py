@@ -196,11 +196,21 @@ class MapConfig:
             return self.terrain.scale
         return min(256.0, self.world.continent_size / 24.0)
 
-    def unit_from_metres(self, metres: np.ndarray) -> np.ndarray:
+    def unit_from_metres(self, metres: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
         """A world's metres as unit heights: 0 m at the sea level, the
-        world's ``relief`` at 1 and its ocean depth at 0 (clipped)."""
+        world's ``relief`` at 1 and its ocean depth at 0 (clipped); into
+        ``out`` if given (a C-contiguous float64 array of their shape, which
+        may be ``metres`` itself: each value is read before it is written)."""
         e = np.asarray(metres, dtype=np.float64)
-        out = np.empty(e.shape)
+        if out is None:
+            out = np.empty(e.shape)
+        elif not (
+            isinstance(out, np.ndarray) and out.dtype == np.float64 and out.shape == e.shape
+            and out.flags.c_contiguous and out.flags.writeable
+        ):  # fmt: skip
+            raise ValueError(
+                f"out must be a writeable C-contiguous float64 array of shape {e.shape}"
+            )
         _unit_from_metres(
             e.ravel(), self.sea_level, self.world.relief, self.world.ocean_depth, out.reshape(-1)
         )
@@ -294,15 +304,26 @@ class MapConfig:
         and its water kinds (0 dry, 1 river, 2 lake, 3 sea); at steps above
         ``continent_size / 64`` (:func:`~worldgen.world._rivers.drawn`) the model's metres and
         None (no rivers drawn)."""
+        ground, kind, _ = self.world_water(window, discharge=False)
+        return ground, kind
+
+    def world_water(
+        self, window: Window, *, discharge: bool = True
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """:meth:`world_ground` and the rivers' discharge (m^3/s, float32,
+        0 off the rivers; None without ``discharge`` or where no rivers are
+        drawn): the ``elevation``, ``water_kind`` and ``discharge`` of
+        ``world_fields(config.world, window, climate=False, rivers=True)``,
+        the same bytes."""
         from worldgen.world._fields import elevation
         from worldgen.world._rivers import drawn, water
 
         ground = elevation(self.world, window)
         if not drawn(self.world, window):
-            return ground, None
-        # As world_fields(..., rivers=True) draws them; a map reads no surfaces.
-        made = water(self.world, window, ground, surfaces=False)
-        return made.ground, made.kind
+            return ground, None, None
+        # As world_fields(..., rivers=True) draws them; the surfaces are not read.
+        made = water(self.world, window, ground, surfaces=discharge)
+        return made.ground, made.kind, made.discharge
 
     def unit_elevation(self, elevation: np.ndarray) -> np.ndarray:
         """Elevation in [0, 1]: as made, or for ``normalize='none'`` mapped

@@ -322,26 +322,34 @@ def _pictures(
     # arithmetic in the same order as those functions.
     rows, cols = colour.shape[0], colour.shape[1]
     shades = np.empty(cols)
-    minus = -normal_strength
     for r in range(rows):
         above, middle, below = padded[r], padded[r + 1], padded[r + 2]
         _shade_row(above, middle, below, sea, z, sin_alt, sin_az, cos_az, cos_alt, shades)
+        _normal_row(above, middle, below, -normal_strength, normal[r])
         for c in range(cols):
             _band_colour(middle, r, c, tops, colours, strength, shades[c], wet, wet_top, colour)
             factor = (1.0 - biome_strength) + biome_strength * shades[c]
             b = biomes[r, c]
             for ch in range(3):
                 shaded_biomes[r, c, ch] = np.uint8(np.rint(palette[b, ch] * factor))
-            north = above[c] + 2.0 * above[c + 1] + above[c + 2]
-            south = below[c] + 2.0 * below[c + 1] + below[c + 2]
-            west = above[c] + 2.0 * middle[c] + below[c]
-            east = above[c + 2] + 2.0 * middle[c + 2] + below[c + 2]
-            nx = minus * ((east - west) * 0.125)
-            ny = minus * ((north - south) * 0.125)
-            length = np.sqrt(nx * nx + ny * ny + 1.0)
-            normal[r, c, 0] = np.uint8(np.floor((nx / length + 1.0) * 127.5 + 0.5))
-            normal[r, c, 1] = np.uint8(np.floor((ny / length + 1.0) * 127.5 + 0.5))
-            normal[r, c, 2] = np.uint8(np.floor((1.0 / length + 1.0) * 127.5 + 0.5))
+
+
+@kernel
+def _normal_row(above, middle, below, minus, out):
+    # normal_map(padded, strength=-minus) of the inner cells of a row
+    # (``middle``, between ``above`` and ``below``) into ``out`` (W, 3): the
+    # same arithmetic as normal_map, in a loop of its own, which vectorises.
+    for c in range(out.shape[0]):
+        north = above[c] + 2.0 * above[c + 1] + above[c + 2]
+        south = below[c] + 2.0 * below[c + 1] + below[c + 2]
+        west = above[c] + 2.0 * middle[c] + below[c]
+        east = above[c + 2] + 2.0 * middle[c + 2] + below[c + 2]
+        nx = minus * ((east - west) * 0.125)
+        ny = minus * ((north - south) * 0.125)
+        length = np.sqrt(nx * nx + ny * ny + 1.0)
+        out[c, 0] = np.uint8(np.floor((nx / length + 1.0) * 127.5 + 0.5))
+        out[c, 1] = np.uint8(np.floor((ny / length + 1.0) * 127.5 + 0.5))
+        out[c, 2] = np.uint8(np.floor((1.0 / length + 1.0) * 127.5 + 0.5))
 
 
 def shaded_pictures(

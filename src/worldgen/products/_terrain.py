@@ -31,8 +31,6 @@ from worldgen.products._mesh import Mesh, Surface, heightfield_surface
 from worldgen.terrain._erosion import ErosionResult, HydraulicErosion
 from worldgen.terrain._rivers import RiverResult
 from worldgen.terrain._windowed import World, crop_index, overlap
-from worldgen.world._fields import water_kinds
-from worldgen.world._rivers import drawn
 from worldgen.world._shaping import HeightCurve
 from worldgen.world._window import Window
 
@@ -281,31 +279,27 @@ def carve_and_water(
     if world.config.rivers:
         stage("rivers")
         if world.map_config.world is not None:
-            heights, flow = _world_water(world.map_config, window, heights, before)
+            heights, flow = _world_water(world, window, heights, before)
         else:
             flow = world.water(window, heights)
     return heights, erosion, flow, before
 
 
 def _world_water(
-    config, window: Window, heights: np.ndarray, before: np.ndarray
+    world: World, window: Window, heights: np.ndarray, before: np.ndarray
 ) -> tuple[np.ndarray, RiverResult]:
     """A world's own rivers and lakes (:mod:`worldgen.world._rivers`, drawn
     at their widths, their beds already carved into the map's heights):
     erosion leaves their cells at the world's carved ground, so no river
     climbs in the final heights either."""
-    discharge = np.zeros(window.shape)
-    kinds = np.zeros(window.shape, np.uint8)
-    if drawn(config.world, window):
-        kinds, discharge = water_kinds(config.world, window)
-        discharge = discharge.astype(np.float64)
+    kinds, discharge = world.world_water(window)
+    discharge = discharge.astype(np.float64)
     river, lakes = kinds == 1, kinds == 2
     heights = np.where(river | lakes, before, heights)
+    heights.setflags(write=False)  # also the rivers' filled heights below
     # The accumulation holds the discharge (m^3/s); an endless threshold
     # keeps draw_rivers from widening rivers drawn at their own widths.
-    flow = RiverResult(
-        heights.copy(), np.full(window.shape, -1, np.int8), discharge, river, lakes, np.inf
-    )
+    flow = RiverResult(heights, np.full(window.shape, -1, np.int8), discharge, river, lakes, np.inf)
     return heights, flow
 
 

@@ -150,15 +150,17 @@ class Tileset:
             raise ValueError(f"tiles of shape {tiles.shape} hold nothing inside a halo of {halo}")
         if int(tiles.max()) * self.tiles_per_band >= 1 << 16:
             raise ValueError(f"tiles holds band {int(tiles.max())}; at most 256 bands are drawn")
-        bands = tiles.astype(np.int64)
-        if self.kind == "flat":
-            ids = bands
-        else:
-            index = np.zeros(256, dtype=np.int64)
+        inner = (slice(halo, height - halo), slice(halo, width - halo))
+        # band * tiles_per_band + index, in uint16 from the start (each id
+        # fits, as checked above) and for the inner cells only.
+        ids = tiles[inner].astype(np.uint16)
+        if self.kind != "flat":
+            index = np.zeros(256, dtype=np.uint16)
             index[_MASKS[self.kind]] = np.arange(self.tiles_per_band)
             masks = autotile_masks(tiles, connectivity=self.connectivity, match="at-least")
-            ids = bands * self.tiles_per_band + index[masks]
-        return ids[halo : height - halo, halo : width - halo].astype(np.uint16)
+            ids *= np.uint16(self.tiles_per_band)
+            ids += index[masks[inner]]
+        return ids
 
     def wang_ids(self, band_count: int) -> np.ndarray:
         """Tiled wang ids of every tile, shape ``(band_count * tiles_per_band, 8)``.

@@ -26,6 +26,7 @@ import concurrent.futures
 import dataclasses
 import math
 import numbers
+import queue
 import threading
 from collections.abc import Callable
 
@@ -306,6 +307,7 @@ def _droplet(
     lifetime,
     initial_water,
     initial_speed,
+    fixed,
 ):
     # One droplet from (base_x + x, base_y + y) on the heights ``heights``
     # (flat: ``flat``), adding its changes to ``field`` (flat: ``out``) and
@@ -320,6 +322,10 @@ def _droplet(
     # own frame would round differently with the region's origin). The
     # field, eroded and deposited may hold only rows ``row0`` onwards of
     # the heights (a band's own arrays): writes are shifted by as many rows.
+    # ``fixed``: the heights do not change while the droplet runs (a pass of
+    # independent droplets), so a step starts from the sample the step
+    # before ended on (the same cell and offsets: the same bits) instead of
+    # reading the heights again.
     rows, cols = heights.shape
     xmax = float(cols - 1)
     ymax = float(rows - 1)
@@ -334,12 +340,14 @@ def _droplet(
     right = xmax - base_x
     top = -float(base_y)
     bottom = ymax - base_y
-    for _ in range(lifetime):
+    old = gx = gy = 0.0
+    for step in range(lifetime):
         cx = min(base_x + math.floor(x), cols - 2)
         cy = min(base_y + math.floor(y), rows - 2)
         ox = x - (cx - base_x)
         oy = y - (cy - base_y)
-        old, gx, gy = _sample(flat, cols, ox, oy, cx, cy)
+        if step == 0 or not fixed:
+            old, gx, gy = _sample(flat, cols, ox, oy, cx, cy)
         dx = dx * inertia - gx * (1.0 - inertia)
         dy = dy * inertia - gy * (1.0 - inertia)
         length = math.sqrt(dx * dx + dy * dy)
@@ -353,7 +361,7 @@ def _droplet(
             break
         nx = min(base_x + math.floor(x), cols - 2)
         ny = min(base_y + math.floor(y), rows - 2)
-        new, _gx, _gy = _sample(flat, cols, x - (nx - base_x), y - (ny - base_y), nx, ny)
+        new, next_gx, next_gy = _sample(flat, cols, x - (nx - base_x), y - (ny - base_y), nx, ny)
         if new < sea:
             break
         delta = new - old
@@ -418,6 +426,7 @@ def _droplet(
         squared = speed * speed - delta * gravity
         speed = math.sqrt(squared) if squared > 0.0 else 0.0
         water *= 1.0 - evaporate_speed
+        old, gx, gy = new, next_gx, next_gy
     return sediment
 
 
@@ -462,7 +471,7 @@ def _erode_kernel(
             brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, 0, 0, 0, x, y, floor,
             -np.inf, inertia,
             capacity_factor, min_capacity, erode_speed, deposit_speed, evaporate_speed, gravity,
-            lifetime, initial_water, initial_speed,
+            lifetime, initial_water, initial_speed, False,
         )  # fmt: skip
     return carried
 
@@ -543,7 +552,7 @@ def _erode_pass_kernel(
                     brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, c, r, row0,
                     x, y, floor, sea, inertia, capacity_factor, min_capacity, erode_speed,
                     deposit_speed, evaporate_speed, gravity, lifetime, initial_water,
-                    initial_speed,
+                    initial_speed, True,
                 )  # fmt: skip
     return carried
 
@@ -1011,6 +1020,11 @@ def erode_cells(
     )  # fmt: skip
 
     halt = threading.Event()  # set when the caller's thread gives up
+    # Cleared arrays for the bands (field, eroded, deposited: the most rows a
+    # band changes), handed back once a band is added in: the same few for
+    # every band, not three fresh arrays a band (each page of which the
+    # system would fault in and clear again).
+    spare: queue.SimpleQueue = queue.SimpleQueue()
 
     def run(band):
         # The band's droplets on their own arrays (the rows they can change),
@@ -1019,7 +1033,11 @@ def erode_cells(
         # slices are one call.
         k, first, last, c0, c1 = band
         lo, hi = max(0, first - g), min(rows, last + g)
-        field, eroded_here, deposited_here = (np.zeros((hi - lo, cols)) for _ in range(3))
+        try:
+            block = spare.get_nowait()
+        except queue.Empty:
+            block = np.zeros((3, min(rows, BAND_ROWS + 2 * g), cols))
+        field, eroded_here, deposited_here = block[:, : hi - lo]
         sediment = 0.0
         work = (c1 - c0) * density / PASSES * _step_cost(params, brush_dy.size)
         step = max(1, int(_DROPLET_STEPS_PER_SLICE / work))
@@ -1033,7 +1051,7 @@ def erode_cells(
                     np.int64(rounds), np.int64(r), np.int64(min(r + step, last)),
                     np.int64(c0), np.int64(c1), chance, sediment, *physics,
                 )  # fmt: skip
-        return lo, hi, field, eroded_here, deposited_here, sediment
+        return lo, hi, block, sediment
 
     changes = np.zeros_like(out)
     workers = numba.get_num_threads()
@@ -1055,13 +1073,14 @@ def erode_cells(
             last_of_pass = n + 1 == len(bands) or bands[n + 1][0] != band[0]
             while pending and (last_of_pass or len(pending) > 2 * workers):
                 made = pending.popleft()
-                lo, hi, field, eroded_here, deposited_here, sediment = (
-                    made if pool is None else made.result()
-                )
+                lo, hi, block, sediment = made if pool is None else made.result()
+                field, eroded_here, deposited_here = used = block[:, : hi - lo]
                 changes[lo:hi] += field
                 eroded[lo:hi] += eroded_here
                 deposited[lo:hi] += deposited_here
                 carried += sediment
+                used.fill(0.0)
+                spare.put(block)
                 done += 1
                 if progress is not None:
                     progress(done, len(bands))

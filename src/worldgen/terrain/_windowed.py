@@ -286,6 +286,10 @@ class World:
         # are cropped from while it covers them: (window, unit heights,
         # shaped heights).
         self._canvas: tuple[Window, np.ndarray, np.ndarray] | None = None
+        # A world's water kinds and discharge, made beside the heights of
+        # the last covered window: (window, kinds, discharge), the two None
+        # where no rivers are drawn.
+        self._world_water: tuple[Window, np.ndarray | None, np.ndarray | None] | None = None
         self._own: dict = {}  # this object's caches when not shared
 
     def _cached(self, cache: _LRU, key: tuple, make: Callable[[], object]):
@@ -299,7 +303,7 @@ class World:
     def release(self) -> None:
         """Drop the heights and carved windows this object holds (results do
         not change; the process-wide caches are kept)."""
-        self._canvas = None
+        self._canvas = self._world_water = None
         self._own.clear()
 
     # -- heights
@@ -311,6 +315,13 @@ class World:
         the crop of the whole map."""
         config = self.map_config
         terrain = config.terrain
+        if config.world is not None:
+            # The world's rivers come with its carved ground: kept for
+            # world_water, so that they are not drawn again.
+            self._world_water = None
+            metres, kinds, discharge = config.world_water(window)
+            self._world_water = (window, kinds, discharge)
+            return config.unit_from_metres(metres, out=metres)  # in place: ours
         if config.seamless:
             return config.unit_elevation(config.elevation(window))
         lo, hi = _RANGES.get(repr(terrain), lambda: _range(terrain.raw()))
@@ -363,6 +374,24 @@ class World:
             (ridges,) = _blend(window, self._ridge_row, 1)
             heights = (1.0 - amount) * heights + amount * ridges
         return heights
+
+    def world_water(self, window: Window) -> tuple[np.ndarray, np.ndarray]:
+        """A world's water kinds (uint8) and river discharge (float32) of
+        ``window``, as :func:`~worldgen.world._fields.water_kinds` makes
+        them (zeros where no rivers are drawn): cut from those made with
+        the heights of the last covered window while it holds ``window``."""
+        from worldgen.world._fields import water_kinds
+        from worldgen.world._rivers import drawn
+
+        kept = self._world_water
+        if kept is not None and _inside(window, kept[0]):
+            inner = crop_index(window, kept[0])
+            if kept[1] is None:
+                return np.zeros(window.shape, np.uint8), np.zeros(window.shape, np.float32)
+            return kept[1][inner], kept[2][inner]
+        if not drawn(self.map_config.world, window):
+            return np.zeros(window.shape, np.uint8), np.zeros(window.shape, np.float32)
+        return water_kinds(self.map_config.world, window)
 
     def span(self, window: Window) -> Window:
         """The window to carve for ``window`` and its rivers (whose water

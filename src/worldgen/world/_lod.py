@@ -320,19 +320,32 @@ def catmull_rom(positions: np.ndarray, g: float) -> tuple[np.ndarray, np.ndarray
 
 
 @kernel
+def _across(values, j, ix, wx, row):
+    # Row j of ``values`` interpolated across, at the columns of ix and wx.
+    for c in range(ix.shape[0]):
+        row[c] = (values[j, ix[c, 0]] * wx[c, 0] + values[j, ix[c, 1]] * wx[c, 1]) + (
+            values[j, ix[c, 2]] * wx[c, 2] + values[j, ix[c, 3]] * wx[c, 3]
+        )
+
+
+@kernel
 def _interpolate(values, ix, wx, iy, wy, add, out):
-    ny = values.shape[0]
+    # Each grid row is interpolated across once, when an output row first
+    # reads it, into the slot ``j % 4`` of four rows (an output row reads
+    # four consecutive grid rows, and the rows ascend): four rows of
+    # temporaries instead of one for every grid row.
     nx = ix.shape[0]
-    across = np.empty((ny, nx))
-    for r in range(ny):
-        for c in range(nx):
-            across[r, c] = (values[r, ix[c, 0]] * wx[c, 0] + values[r, ix[c, 1]] * wx[c, 1]) + (
-                values[r, ix[c, 2]] * wx[c, 2] + values[r, ix[c, 3]] * wx[c, 3]
-            )
+    across = np.empty((4, nx))
+    held = np.full(4, -1, np.int64)  # the grid row in each slot
     for r in range(iy.shape[0]):
+        for m in range(4):
+            j = iy[r, m]
+            if held[j % 4] != j:
+                _across(values, j, ix, wx, across[j % 4])
+                held[j % 4] = j
         j0, j1, j2, j3 = iy[r, 0], iy[r, 1], iy[r, 2], iy[r, 3]
         w0, w1, w2, w3 = wy[r, 0], wy[r, 1], wy[r, 2], wy[r, 3]
-        a0, a1, a2, a3 = across[j0], across[j1], across[j2], across[j3]
+        a0, a1, a2, a3 = across[j0 % 4], across[j1 % 4], across[j2 % 4], across[j3 % 4]
         o = out[r]
         if add.shape[0] == 0:
             for c in range(nx):
