@@ -104,3 +104,23 @@ def test_local_normalisation_of_a_window_is_an_error(tmp_path, args, where):
 def test_bad_window_values_name_the_option(tmp_path):
     result = runner.invoke(app, ["map", "--out", str(tmp_path), "--x", str(2**41)])
     assert result.exit_code == 1 and "error: --x must be an integer" in result.output
+
+
+def test_a_window_at_a_level_starts_at_x_y_and_is_a_crop_of_a_bigger_one(tmp_path):
+    """--x/--y with --level: the window's top-left is world cell (X, Y) as
+    without a level, so windows of any size are crops of a bigger one (it
+    was moved to keep the centre of the level-0 window: a 37 x 53 window at
+    -25468, -30668 began at -25524, -30748)."""
+    level = ["--level", "2"]
+    big, _ = _heights(
+        tmp_path, "big", *level, "--x", "-25400", "--y", "-30600", "--width", "80",
+        "--height", "96",
+    )  # fmt: skip
+    part, said = _heights(
+        tmp_path, "part", *level, "--x", "-25268", "--y", "-30436", "--width", "37",
+        "--height", "53",
+    )  # fmt: skip
+    assert "37x53 at x -25268, y -30436, level 2" in said
+    water = np.load(tmp_path / "part" / "water.npy")
+    assert water.any() and not water.all()  # a coast
+    np.testing.assert_array_equal(part, big[41:94, 33:70])

@@ -66,6 +66,31 @@ def test_map_water_and_the_explorers_colour_tiles_agree_at_zoom_16(map_set):
     assert not water_colours & land_colours
 
 
+@pytest.mark.parametrize("level", [1, 2, 3, 5])
+def test_a_map_at_a_level_is_the_explorers_tiles_of_that_level(tmp_path, level):
+    """``worldgen map --level L`` over the cells of a tile of zoom 16 - L:
+    the explorer's colour and biome tiles, pixel for pixel. The map shaded
+    its samples' slopes as if a sample were one cell across (2^L times too
+    steep), the tiles over their 2^L cells; and the map gave a river whose
+    bed lies below the sea's level (near its mouth) the sea's biome, the
+    world (and its tiles) fresh water."""
+    config = _server_config()
+    z, step = NATIVE_ZOOM - level, 2**level
+    x, y = spawn(WORLD)
+    tx, ty = (x + HALF) // (TILE * step), (y + HALF) // (TILE * step)
+    window = tile_window(z, tx, ty)
+    result = runner.invoke(
+        app,
+        ["map", "--out", str(tmp_path), "--level", str(level), "--x", str(window.x),
+         "--y", str(window.y), "--width", str(TILE), "--height", str(TILE)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    for name in ("colour", "biomes"):
+        with Image.open(tmp_path / f"{name}.png") as image:
+            picture = np.asarray(image.convert("RGB"))
+        np.testing.assert_array_equal(picture, tile_image(config, name, z, tx, ty), name)
+
+
 def test_terrain_heights_are_the_maps(map_set, tmp_path):
     result = runner.invoke(
         app,

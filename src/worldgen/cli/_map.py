@@ -260,11 +260,15 @@ def map_command(
 
 def _leveled(settings, window, level: int):
     """The window at a level of detail: the same number of samples, each
-    standing for 2^level cells, around the same centre."""
+    standing for 2^level cells, from the top-left given (``--x/--y``, so
+    that a window is a crop of a bigger one), or without one around the
+    spawn."""
     from worldgen.world import Window
 
-    window = settings.window if window is None else window
     step = 2**level
+    if window is not None:
+        return Window(window.x, window.y, window.width, window.height, step)
+    window = settings.window
     cx, cy = window.x + window.width // 2, window.y + window.height // 2
     return Window(
         cx - window.width * step // 2, cy - window.height * step // 2, window.width,

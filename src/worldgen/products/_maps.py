@@ -419,8 +419,8 @@ def layers_from_heights(
 
     ``fresh_water`` (bool, the shape of ``heights``), if given, marks lakes
     and rivers: there the classes are water (the top water band, before
-    the clean-up), the biome is fresh water and :attr:`MapLayers.water` is
-    true, as for the sea.
+    the clean-up), the biome is fresh water (a classic map's above its sea
+    level only) and :attr:`MapLayers.water` is true, as for the sea.
 
     ``heights`` are those of ``window.grown(halo)``. The tile classes and tile
     ids depend on :attr:`MapConfig.tile_halo` cells around the window: with a
@@ -472,7 +472,10 @@ def layers_from_heights(
     water = np.isin(classes, water_classes)
     if fresh is not None:
         inner = fresh[core]
-        biomes = np.where(inner & (heights > config.sea_level), config.fresh_water_biome, biomes)
+        if config.world is None:  # a classic river ends where it meets the sea
+            inner = inner & (heights > config.sea_level)
+        # A world's rivers and lakes are fresh water all along, as world_fields says.
+        biomes = np.where(inner, config.fresh_water_biome, biomes)
         water |= inner
     biomes = biomes.astype(np.uint8)
     stage("clean-up")

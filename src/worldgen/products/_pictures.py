@@ -7,7 +7,9 @@ bigger window, byte for byte, because nothing in it depends on the window:
   height of 1.0 stands ``MapConfig.relief`` cells high (default
   :data:`~worldgen.terrain.DEFAULT_RELIEF`, 128), so the hillshade and the
   normal map see the same slope wherever and however big the window is (not
-  a multiple of the window's size, not its min..max).
+  a multiple of the window's size, not its min..max). A window sampled
+  every ``step`` cells (a level of detail) takes its slopes over ``step``
+  cells, as the explorer's tiles of that level do.
 - Edges come from the world. Slopes use Horn's 3x3 operator, which reaches
   one cell (:data:`PICTURE_HALO`) beyond the window; the pictures are made
   from the window's heights with that halo, taken from the same pure height
@@ -223,7 +225,9 @@ def map_pictures(
     config : MapConfig
         The map; its ``relief`` is the shading's height scale.
     window : Window, optional
-        The part of the map's pixel grid to picture.
+        The part of the map's pixel grid to picture. A window sampled every
+        ``step`` cells (a level of detail) has its slopes over ``step``
+        cells, so it shades as the explorer's tiles of that level do.
     layers : MapLayers, optional
         ``make_layers(config, window)``, if already made (its biomes are
         used; made here otherwise).
@@ -276,19 +280,20 @@ def map_pictures(
     top = config.bands[max(water)].top if water else None
     colour, normal, biomes = [], [], []
     heights = np.asarray(heights)
-    if not blend and heights.dtype == np.float64 and _gentle(heights, config.relief):
+    relief = config.relief / window.step  # a sample is step cells across
+    if not blend and heights.dtype == np.float64 and _gentle(heights, relief):
         # One compiled pass, the same bytes as the bands below.
         wet = layers.water if layers.water is not None and top is not None else None
         colour, shaded, normal = shaded_pictures(
             np.ascontiguousarray(heights), config.sea_level, config.bands,
-            exaggeration=config.relief, strength=_COLOUR_SHADE, wet=wet,
+            exaggeration=relief, strength=_COLOUR_SHADE, wet=wet,
             wet_top=0.0 if top is None else top, biomes=layers.biomes, palette=palette,
-            biome_strength=BIOME_SHADE, normal_strength=config.relief,
+            biome_strength=BIOME_SHADE, normal_strength=relief,
         )  # fmt: skip
         return MapPictures(height=heights[1:-1, 1:-1], colour=colour, normal=normal, biomes=shaded)
     starts = range(0, window.height, _band_rows(heights.shape[1]))
     for r0, part in zip(starts, _bands(heights)):
-        shade = relief_shade(config, part)
+        shade = relief_shade(config, part, relief=relief)
         rows = layers.biomes[r0 : r0 + shade.shape[0]]
         biomes.append(apply_shade(palette[rows], shade, strength=BIOME_SHADE))
         shown = part[1:-1, 1:-1]
@@ -296,7 +301,7 @@ def map_pictures(
             # Lakes and rivers on land take the top water band's colour.
             shown = _wet_at_top(shown, layers.water[r0 : r0 + shade.shape[0]], top)
         colour.append(_band_colours(config, shown, shade, blend))
-        normal.append(normal_map(part, strength=config.relief)[1:-1, 1:-1])
+        normal.append(normal_map(part, strength=relief)[1:-1, 1:-1])
     return MapPictures(
         height=heights[1:-1, 1:-1],
         colour=_joined(colour),
