@@ -47,6 +47,16 @@ def test_help_shows_a_default_for_every_option(command):
     assert missing == []
 
 
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_help_shows_no_value_for_a_flag(command):
+    # A flag takes no value: its row must not show one (typer prints <bool>).
+    args = ["--help"] if command is None else [command, "--help"]
+    result = runner.invoke(cli.app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "--help" in result.output
+    assert "<bool>" not in result.output
+
+
 def test_map_help_shows_the_documented_defaults():
     text = re.sub(r"[│\s]+", " ", _help("map"))
     for option, default in [("--seed", "0"), ("--width", "512"), ("--octaves", "6")]:

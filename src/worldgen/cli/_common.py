@@ -24,7 +24,35 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 if TYPE_CHECKING:
     from worldgen.world import Window
 
-app = typer.Typer(
+
+def _flags_without_values(params: list) -> list:
+    """``params`` with an empty metavar on each flag: typer's help would show
+    ``<bool>`` beside ``--help`` or ``--loop/--no-loop``, which take no value."""
+    for param in params:
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+    return params
+
+
+class _Group(typer.core.TyperGroup):
+    def get_params(self, ctx):
+        return _flags_without_values(super().get_params(ctx))
+
+
+class _Command(typer.core.TyperCommand):
+    def get_params(self, ctx):
+        return _flags_without_values(super().get_params(ctx))
+
+
+class _Typer(typer.Typer):
+    """A Typer app whose commands show no value type for their flags."""
+
+    def command(self, *args, cls=_Command, **kwargs):
+        return super().command(*args, cls=cls, **kwargs)
+
+
+app = _Typer(
+    cls=_Group,
     add_completion=False,
     no_args_is_help=True,
     help="worldgen: procedural worlds from a seed.",
