@@ -286,6 +286,18 @@ def test_a_full_disk_is_one_line_naming_the_output(monkeypatch, capsys, tmp_path
     assert not out.exists()
 
 
+@pytest.mark.parametrize("command", ["animate", "wobble"])
+def test_an_out_that_is_a_file_names_the_option(capsys, tmp_path, command):
+    # It said "out: ... is a file", not the --out the user typed.
+    (tmp_path / "a-file").write_text("")
+    args = [command, "--out", str(tmp_path / "a-file")]
+    assert cli.run(args + (["--frames", "2"] if command == "animate" else [])) == 1
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"error: --out: {tmp_path / 'a-file'} is a file"), lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
 @pytest.mark.parametrize("amplitude", ["nan", "inf", "-1", "2e6"])
 def test_wobble_amplitude_out_of_range_names_its_range(capsys, tmp_path, amplitude):
     # nan was refused as "Input should be less than or equal to 1000000".

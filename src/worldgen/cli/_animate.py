@@ -58,7 +58,7 @@ def animate_command(
             f"{width}x{height}"
         )
         with (
-            output_set(out, command="animate", about=about) as files,
+            output_set(out, command="animate", about=about, name="--out") as files,
             _err.status(f"animating {preset.value}"),
         ):
             images = preset_frames(
@@ -120,7 +120,7 @@ def wobble_command(
                 f"--wavelength must be a number of pixels from {shortest:g} to {longest:,.0f} "
                 f"(the drawing is 400 x 300), got {wavelength!r}"
             )
-        with output_set(out, command="wobble", about=f"seed {first}") as files:
+        with output_set(out, command="wobble", about=f"seed {first}", name="--out") as files:
             lines = [
                 wobble(shape, amplitude=amplitude, wavelength=wavelength, seed=(first + k) % 2**64)
                 for k, shape in enumerate(sketch_shapes())
