@@ -286,12 +286,19 @@ def test_a_full_disk_is_one_line_naming_the_output(monkeypatch, capsys, tmp_path
     assert not out.exists()
 
 
-@pytest.mark.parametrize("command", ["animate", "wobble"])
-def test_an_out_that_is_a_file_names_the_option(capsys, tmp_path, command):
+@pytest.mark.parametrize(
+    ("command", "small"),
+    [
+        ("animate", ["--frames", "2"]),
+        ("wobble", []),
+        ("map", ["--width", "32", "--height", "32"]),
+        ("terrain", ["--width", "32", "--height", "32"]),
+    ],
+)
+def test_an_out_that_is_a_file_names_the_option(capsys, tmp_path, command, small):
     # It said "out: ... is a file", not the --out the user typed.
     (tmp_path / "a-file").write_text("")
-    args = [command, "--out", str(tmp_path / "a-file")]
-    assert cli.run(args + (["--frames", "2"] if command == "animate" else [])) == 1
+    assert cli.run([command, "--out", str(tmp_path / "a-file"), *small]) == 1
     lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"error: --out: {tmp_path / 'a-file'} is a file"), lines

@@ -249,7 +249,7 @@ def map_command(
             with _stages(STAGES) as advance, _size_notes():
                 written = write_map_set(
                     settings, out, window=window, formats=[f.value for f in export or []], tile=tile,
-                    relief=relief, blend=blend, progress=advance,
+                    relief=relief, blend=blend, progress=advance, name="--out",
                 )  # fmt: skip
     except _USER_ERRORS as exc:
         raise _fail(exc, options=named, config=config) from None

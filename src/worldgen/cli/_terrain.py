@@ -135,7 +135,7 @@ def terrain_command(
             meshes = [m.value for m in mesh or [MeshFormat.glb]]
             written = write_terrain_set(
                 settings, carving, out, window=window, formats=[f.value for f in export or []],
-                meshes=meshes, progress=advance,
+                meshes=meshes, progress=advance, name="--out",
             )  # fmt: skip
     except _USER_ERRORS as exc:
         raise _fail(exc, options=named, config=config) from None

@@ -72,6 +72,7 @@ def write_map_set(
     relief: float | None = None,
     blend: bool = False,
     progress: Callable[[str], None] | None = None,
+    name: str = "out",
 ) -> list[pathlib.Path]:
     """Make a map and write its set of files into ``out``.
 
@@ -111,6 +112,8 @@ def write_map_set(
         Blend band colours instead of stepping them.
     progress : callable, optional
         Called with each stage name of :data:`STAGES` as it starts.
+    name : str
+        The parameter name errors use for ``out`` (the CLI: ``--out``).
 
     Returns
     -------
@@ -120,7 +123,7 @@ def write_map_set(
     config = _check_options(config, formats, tile, relief)
     formats = _once(formats)
     _check_work(config, window=window, tile=tile)
-    with output_set(out, command="map", about=_about(config)) as files:
+    with output_set(out, command="map", about=_about(config), name=name) as files:
         _check_tiles_folder(files.out, tile)
         layers = make_layers(config, window, progress=progress)
         written = _write_layers(
@@ -347,6 +350,7 @@ def write_terrain_set(
     blend: bool = False,
     window: Window | None = None,
     progress: Callable[..., None] | None = None,
+    name: str = "out",
 ) -> list[pathlib.Path]:
     """Make a map, carve it (:func:`~worldgen.terrain.make_terrain`) and
     write the map set (see :func:`write_map_set`) and the terrain's files.
@@ -371,7 +375,7 @@ def write_terrain_set(
     formats, meshes = _once(formats), _once(meshes)
     _check_work(config, terrain_config, window=window, tile=tile, meshes=meshes)
     window = config.window if window is None else window
-    with output_set(out, command="terrain", about=_about(config)) as files:
+    with output_set(out, command="terrain", about=_about(config), name=name) as files:
         _check_tiles_folder(files.out, tile)
         written = _write_terrain(
             config, terrain_config, files.staging, formats, meshes, tile, blend, window, progress
