@@ -385,7 +385,7 @@ def _never(*args, **kwargs):
     raise AssertionError("the work began before the options were checked")
 
 
-@pytest.mark.parametrize("fps", ["1000", "0.001"])
+@pytest.mark.parametrize("fps", ["1000", "0.001", "0", "-5", "nan", "inf"])
 def test_animate_refuses_an_fps_before_making_the_frames(monkeypatch, capsys, tmp_path, fps):
     # The frames were all made (35 s of CPU for 2000 of them) before --fps
     # was refused by the GIF writer.

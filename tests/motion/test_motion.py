@@ -344,7 +344,7 @@ def test_empty_svg_is_still_valid(tmp_path):
         (np.zeros((2, 3, 3, 4), np.uint8), {}, ValueError, r"frames must be a non-empty"),
         (np.zeros((2, 3, 3)), {}, TypeError, r"frames must hold uint8 values 0-255"),
         (np.full((2, 3, 3), 300), {}, TypeError, r"frames must hold uint8 values 0-255"),
-        (np.zeros((2, 3, 3), np.uint8), {"fps": 0}, ValueError, r"fps must be a finite number"),
+        (np.zeros((2, 3, 3), np.uint8), {"fps": 0}, ValueError, r"fps must be from 0.01 to 100"),
         (np.zeros((2, 3, 3), np.uint8), {"fps": 500}, ValueError, r"fps must be from 0.01 to 100"),
         # A GIF's sides are 16-bit: Pillow's writer raised OverflowError.
         (np.zeros((1, 1, 65536), np.uint8), {}, ValueError, r"frames' sides must be at most 65535"),

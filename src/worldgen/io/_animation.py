@@ -47,7 +47,10 @@ def _frames(frames: object) -> np.ndarray:
 
 def check_fps(fps: object, name: str = "fps") -> float:
     """``fps`` as a float if a GIF can play it, or raise naming ``name``."""
-    rate = check_positive(fps, name)
+    try:
+        rate = check_positive(fps, name)
+    except ValueError:  # 0, negative, nan, inf: say the range that plays
+        rate = float("nan")
     if not 0.01 <= rate <= 100.0:
         raise ValueError(
             f"{name} must be from 0.01 to 100 (GIF delays are whole 1/100 s, at most 655 s), "
