@@ -179,7 +179,13 @@ def output_set(
                 with ctrl_c_noted() as ctrl_c:
                     try:
                         yield OutputSet(path, staging)
-                    except OSError as exc:
+                    except Exception as exc:
+                        # A lost Ctrl-C that made the work fail (numba, cut in
+                        # its compiler's callback: "no compiled object yet").
+                        if ctrl_c:
+                            raise KeyboardInterrupt from None
+                        if not isinstance(exc, OSError):
+                            raise
                         clear = _cannot_write(exc, path, name, had_files)
                         if clear is None:
                             raise
