@@ -57,7 +57,8 @@ def ctrl_c_noted() -> Iterator[list[int]]:
     """Note every SIGINT that comes while the block runs, and pass it on to
     the handler in place: a Ctrl-C whose KeyboardInterrupt Python lost
     (raised in a finalizer, which Python only prints, or caught by a
-    library's ``except BaseException``) is still known when the block ends.
+    library's ``except BaseException``) is still known when the block ends,
+    and Python prints no traceback for the one it lost.
     Only the main thread receives signals; elsewhere, or under a handler
     that is not a function, nothing is noted."""
     noted: list[int] = []
@@ -70,10 +71,19 @@ def ctrl_c_noted() -> Iterator[list[int]]:
         noted.append(signum)
         previous(signum, frame)
 
+    hook = sys.unraisablehook
+
+    def quiet(unraisable):  # the lost KeyboardInterrupt: noted, not printed
+        if not (noted and isinstance(unraisable.exc_value, KeyboardInterrupt)):
+            hook(unraisable)
+
     signal.signal(signal.SIGINT, note)
+    sys.unraisablehook = quiet
     try:
         yield noted
     finally:
+        if sys.unraisablehook is quiet:
+            sys.unraisablehook = hook
         if signal.getsignal(signal.SIGINT) is note:
             signal.signal(signal.SIGINT, previous)
 

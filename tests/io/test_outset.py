@@ -427,3 +427,24 @@ def test_erosion_picture_in_bands_is_the_whole_picture(monkeypatch, band_cells):
     assert rgb.dtype == np.uint8
     np.testing.assert_array_equal(rgb, expected)
     assert rgb[0, 0, 0] == 255 and rgb[..., 1].max() == 0
+
+
+def test_a_lost_ctrl_c_prints_no_traceback(monkeypatch, capsys, tmp_path):
+    # Python printed "Exception ignored ... Traceback ... KeyboardInterrupt"
+    # above the command's one line (llvmlite's callback as numba compiles).
+    import gc
+    import signal
+    import sys
+
+    class Freed:
+        def __del__(self):
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(sys, "unraisablehook", sys.__unraisablehook__)
+    with pytest.raises(_outset.UnsavedInterrupt):
+        with output_set(tmp_path / "new", command="demo"):
+            Freed()
+            gc.collect()
+    assert capsys.readouterr().err == ""
+    assert sys.unraisablehook is sys.__unraisablehook__
+    assert not (tmp_path / "new").exists()
