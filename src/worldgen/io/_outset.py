@@ -346,11 +346,12 @@ def forget_sets(out: pathlib.Path, names: Iterable[str]) -> list[dict]:
     def touches(entry: dict) -> bool:
         return any(_at_or_under(rel, names) for rel in entry.get("files", {}))
 
-    sets = read_manifest(out)
-    kept = [entry for entry in sets if not touches(entry)]
-    if len(kept) != len(sets):
+    kept, dropped = [], []
+    for entry in read_manifest(out):
+        (dropped if touches(entry) else kept).append(entry)
+    if dropped:
         _write_manifest(out, kept)
-    return [entry for entry in sets if touches(entry)]
+    return dropped
 
 
 def unchanged_files(out: pathlib.Path, sets: Iterable[dict], under: Iterable[str]) -> dict:
