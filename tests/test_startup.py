@@ -72,3 +72,32 @@ def test_a_mesh_through_trimesh_imports_it(tmp_path):
     assert "trimesh" in loaded(
         tmp_path, "terrain", "--width", "64", "--height", "48", "--mesh", "ply"
     )
+
+
+def _threads_after_loading_numpy(env: dict) -> tuple[int, str]:
+    probe = (
+        "import os, worldgen.cli, numpy; "
+        "print(len(os.listdir('/proc/self/task')), os.environ.get('OPENBLAS_NUM_THREADS'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
+    )
+    count, setting = done.stdout.split()
+    return int(count), setting
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_the_command_line_starts_no_blas_threads():
+    # OpenBLAS starts a thread per extra core when numpy loads, and each
+    # spins for about a tenth of a second of CPU; the command line does no
+    # linear algebra.
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+    }
+    assert _threads_after_loading_numpy(env) == (1, "1")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_a_blas_thread_count_the_user_set_is_kept():
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="2")
+    assert _threads_after_loading_numpy(env)[1] == "2"

@@ -5,11 +5,16 @@ option, on built-in defaults. Library errors (bad parameters) become one red
 line on stderr and exit status 1; long work shows a progress bar.
 """
 
+import os
 import sys
+
+# The command line does no linear algebra: without this, numpy's OpenBLAS
+# starts a thread per extra core when it loads, which spins for about a
+# tenth of a second of CPU in every command. A value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 try:  # typer, rich, numpy: Ctrl-C here is one line too
     import atexit
-    import os
     import signal
 
     import typer
