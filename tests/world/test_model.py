@@ -621,3 +621,19 @@ def test_bad_input_names_the_parameter():
         world_fields(WORLD, (0, 0, 4, 4))
     with pytest.raises(ValueError, match="elevation"):
         world_fields(WORLD, Window(0, 0, 4, 4), elevation=np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("key", sorted(_continents._KNOWN_BIASES))
+def test_a_known_mean_bias_is_the_one_the_search_finds(key):
+    # The presets' biases are written down to spare every process the
+    # search; they must be what it finds.
+    assert _continents._KNOWN_BIASES[key] == _continents._search_bias(*key)
+    assert _continents.mean_bias(*key) == _continents._KNOWN_BIASES[key]
+
+
+def test_the_presets_biases_are_known():
+    from worldgen.config import PRESETS, preset, preset_is_world
+
+    for name in filter(preset_is_world, PRESETS):
+        world = WorldConfig(**preset(name)["world"])
+        assert (world.land_fraction, world.roughness) in _continents._KNOWN_BIASES, name
