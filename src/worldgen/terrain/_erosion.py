@@ -907,6 +907,7 @@ def erode_cells(
     sea_level: float | None = None,
     stop: threading.Event | None = None,
     progress: Callable[[int, int], object] | None = None,
+    maps: tuple[slice, slice] | None = None,
 ) -> ErosionResult:
     """Hydraulic erosion of a region of the world in passes of independent droplets.
 
@@ -941,12 +942,18 @@ def erode_cells(
         Ctrl-C does not reach).
     progress : callable, optional
         ``progress(done, total)`` after each band of droplets is added in.
+    maps : (slice, slice), optional
+        The cells of ``heights`` (two slices of step 1) whose eroded and
+        deposited material is wanted; default all. Only those are summed
+        and kept: a caller that crops the region's exact cells needs no
+        maps of the whole region, nor copies of their crops.
 
     Returns
     -------
     ErosionResult
-        As for :func:`erode`, of the region's shape; exact on the cells at
-        least :func:`erosion_halo` from its edge.
+        As for :func:`erode`: the heights of the region's shape, eroded and
+        deposited of ``maps``; exact on the cells at least
+        :func:`erosion_halo` from the region's edge.
 
     Notes
     -----
@@ -992,10 +999,17 @@ def erode_cells(
     rounds = max(1, math.ceil(density / PASSES))
     chance = density / (PASSES * rounds)
     brush_dy, brush_dx, brush_raw, brush_weight, reach = _brush(params.radius)
-    eroded = np.zeros_like(out)
-    deposited = np.zeros_like(out)
-    carried = 0.0
     rows, cols = out.shape
+    kept_rows, kept_cols = (
+        (range(rows), range(cols)) if maps is None else (range(rows)[maps[0]], range(cols)[maps[1]])
+    )
+    if kept_rows.step != 1 or kept_cols.step != 1:
+        raise ValueError(f"maps must be two slices of step 1, got {maps!r}")
+    # np.zeros, not zeros_like: the system hands out cleared pages as they
+    # are first touched, with no pass writing zeros over them beforehand.
+    eroded = np.zeros((len(kept_rows), len(kept_cols)))
+    deposited = np.zeros(eroded.shape)
+    carried = 0.0
     g = erosion_reach(params)
     x0, y0 = origin
     bands = []  # (pass, first row, last row, first column, last column)
@@ -1053,7 +1067,7 @@ def erode_cells(
                 )  # fmt: skip
         return lo, hi, block, sediment
 
-    changes = np.zeros_like(out)
+    changes = np.zeros(out.shape)
     workers = numba.get_num_threads()
     pool = (
         concurrent.futures.ThreadPoolExecutor(workers) if workers >= 2 and len(bands) >= 2 else None
@@ -1074,18 +1088,17 @@ def erode_cells(
             while pending and (last_of_pass or len(pending) > 2 * workers):
                 made = pending.popleft()
                 lo, hi, block, sediment = made if pool is None else made.result()
-                field, eroded_here, deposited_here = used = block[:, : hi - lo]
-                changes[lo:hi] += field
-                eroded[lo:hi] += eroded_here
-                deposited[lo:hi] += deposited_here
+                _add_band(
+                    changes, eroded, deposited, block, np.int64(hi - lo), np.int64(lo),
+                    np.int64(kept_rows.start), np.int64(kept_cols.start),
+                )  # fmt: skip
                 carried += sediment
-                used.fill(0.0)
                 spare.put(block)
                 done += 1
                 if progress is not None:
                     progress(done, len(bands))
             if last_of_pass:
-                _apply(out, changes)
+                _apply(out, changes, clear=n + 1 < len(bands))
     finally:
         halt.set()  # workers still running stop at their next slice
         if pool is not None:
@@ -1093,10 +1106,55 @@ def erode_cells(
     return ErosionResult(out, eroded, deposited, float(carried))
 
 
-def _apply(heights: np.ndarray, field: np.ndarray) -> None:
-    """Add a pass's changes to the heights and clear them. Erosion takes no
+@kernel
+def _add_band(changes, eroded, deposited, block, rows, lo, top, left):
+    # Adds the first ``rows`` rows of a band's arrays (``block``: field,
+    # eroded, deposited), which hold the region's rows from ``lo`` on, to
+    # the totals, and clears them for the next band, in one pass instead
+    # of six over memory. ``changes`` holds the whole region; ``eroded``
+    # and ``deposited`` the kept cells only, from region row ``top`` and
+    # column ``left``. Each total gets the same one addition per cell as
+    # ``total += part`` would make.
+    cols = block.shape[2]
+    kept_rows, kept_cols = eroded.shape
+    for i in range(rows):
+        changed = changes[lo + i]
+        field = block[0, i]
+        for j in range(cols):
+            changed[j] += field[j]
+            field[j] = 0.0
+        r = lo + i - top
+        if 0 <= r < kept_rows:
+            out_eroded = eroded[r]
+            out_deposited = deposited[r]
+            here_eroded = block[1, i, left : left + kept_cols]
+            here_deposited = block[2, i, left : left + kept_cols]
+            for j in range(kept_cols):
+                out_eroded[j] += here_eroded[j]
+                out_deposited[j] += here_deposited[j]
+        block[1, i, :] = 0.0
+        block[2, i, :] = 0.0
+
+
+@kernel
+def _apply_kernel(heights, field, clear):
+    # Adds a pass's changes to the heights (both flat), each cell held at
+    # or above min(its height before, 0.0), and clears the changes if
+    # ``clear``; one pass, with numpy's bits: np.minimum(h, 0.0) and
+    # np.maximum(new, lowest) both give their second operand on a tie, so
+    # a height of -0.0 has floor +0.0, and a new height equal to the floor
+    # comes out as the floor.
+    for i in range(heights.size):
+        before = heights[i]
+        lowest = before if before < 0.0 else 0.0
+        after = before + field[i]
+        heights[i] = after if after > lowest else lowest
+        if clear:
+            field[i] = 0.0
+
+
+def _apply(heights: np.ndarray, field: np.ndarray, *, clear: bool = True) -> None:
+    """Add a pass's changes to the heights and clear them (unless ``clear``
+    is False: the last pass's changes are not read again). Erosion takes no
     cell below 0 (the floor), nor below where it was if it began lower."""
-    lowest = np.minimum(heights, 0.0)
-    heights += field
-    np.maximum(heights, lowest, out=heights)
-    field.fill(0.0)
+    _apply_kernel(heights.reshape(-1), field.reshape(-1), clear)  # C order: views
