@@ -89,7 +89,8 @@ def sample(grid, cx, cy, u, v):
 def droplet(grid, changes, eroded, deposited, c, r, x, y, floor, sea, p):
     """One droplet from (c + x, c + y), its position kept relative to cell
     (c, r), reading the heights ``grid`` and adding its changes to
-    ``changes`` (``grid`` itself for droplets that see their own changes),
+    ``changes`` (``grid`` itself for droplets that see their own changes;
+    None for a pass's droplets, whose changes are made from the others),
     ``eroded`` and ``deposited``; it ends where the ground is below ``sea``.
     Returns the sediment it dies with."""
     rows, cols = len(grid), len(grid[0])
@@ -135,7 +136,8 @@ def droplet(grid, changes, eroded, deposited, c, r, x, y, floor, sea, p):
                 (cx, cy + 1, amount * (1.0 - u) * v),
                 (cx + 1, cy + 1, amount * u * v),
             ]:
-                changes[j][i] += part
+                if changes is not None:
+                    changes[j][i] += part
                 deposited[j][i] += part
         else:
             amount = min((capacity - sediment) * p["erode_speed"], -delta)
@@ -143,7 +145,8 @@ def droplet(grid, changes, eroded, deposited, c, r, x, y, floor, sea, p):
                 take = amount * weight
                 room = grid[j][i] - floor
                 take = max(0.0, min(take, room))
-                changes[j][i] -= take
+                if changes is not None:
+                    changes[j][i] -= take
                 eroded[j][i] += take
                 sediment += take
 
@@ -183,17 +186,16 @@ def cell_key(seed, p, gx, gy):
 
 
 def erode_pass(heights, origin, cells, rounds, first_key, chance, seed, sea, params):
-    """(changes, eroded, deposited, carried) of one pass of independent
-    droplets: each cell (c, r) of ``cells`` (row-major), for each of
-    ``rounds`` keys from ``first_key``, starts a droplet with probability
-    ``chance`` at a hashed point inside it, unless the ground there is below
-    ``sea``. Every droplet reads the heights the pass started from (never
-    its own changes, nor any other's) and adds its changes to ``changes``,
-    ``eroded`` and ``deposited`` in turn; the floor is 0."""
+    """(eroded, deposited, carried) of one pass of independent droplets:
+    each cell (c, r) of ``cells`` (row-major), for each of ``rounds`` keys
+    from ``first_key``, starts a droplet with probability ``chance`` at a
+    hashed point inside it, unless the ground there is below ``sea``. Every
+    droplet reads the heights the pass started from (never its own changes,
+    nor any other's) and adds what it erodes and deposits to ``eroded`` and
+    ``deposited`` in turn; the floor is 0."""
     p = _params(params)
     grid = np.asarray(heights, dtype=np.float64).tolist()
     rows, cols = len(grid), len(grid[0])
-    changes = [[0.0] * cols for _ in range(rows)]
     eroded = [[0.0] * cols for _ in range(rows)]
     deposited = [[0.0] * cols for _ in range(rows)]
     carried = 0.0
@@ -205,8 +207,8 @@ def erode_pass(heights, origin, cells, rounds, first_key, chance, seed, sea, par
             x, y = uniform(key, 2), uniform(key, 3)
             if sample(grid, c, r, x, y)[0] < sea:
                 continue
-            carried += droplet(grid, changes, eroded, deposited, c, r, x, y, 0.0, sea, p)
-    return np.array(changes), np.array(eroded), np.array(deposited), carried
+            carried += droplet(grid, None, eroded, deposited, c, r, x, y, 0.0, sea, p)
+    return np.array(eroded), np.array(deposited), carried
 
 
 def thermal_erode(heights, iterations, talus, rate=0.5):

@@ -42,9 +42,12 @@ WINDOWS = {
 }
 # Remade when windowed erosion became two passes of independent droplets
 # (no erosion tiles: a cell depends on the heights within the erosion halo),
-# their changes summed band by band (128 world rows of droplet starts).
+# their changes summed band by band (128 world rows of droplet starts); and
+# again when a pass's change of a cell became what each band deposited
+# there less what it eroded (the droplets no longer write a field of
+# changes beside the two).
 DIGESTS = {
-    "far east": "851e1ced98ac619fc9ee1455e015f2ae6ede00c2be05faa262ff06a9e4734deb",
+    "far east": "406dc705147641d64b65093d01b5e9246bd66e75a11778eaf36d2237adbc8e77",
 }
 
 

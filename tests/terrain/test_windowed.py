@@ -198,14 +198,14 @@ def test_droplets_of_a_pass_see_the_heights_it_started_from():
     start = g + 1
 
     def run(order):
-        field, eroded, deposited = (np.zeros_like(heights) for _ in range(3))
+        eroded, deposited = (np.zeros_like(heights) for _ in range(2))
         for r in order:
             _erosion._erode_pass_kernel(
-                heights, field, eroded, deposited, np.int64(0), dy, dx, raw, weight, *args,
+                heights, eroded, deposited, np.int64(0), dy, dx, raw, weight, *args,
                 np.int64(r), np.int64(r + 1), np.int64(start), np.int64(cols - 1 - start), 0.25,
                 0.0, 0.0, -np.inf, *physics,
             )  # fmt: skip
-        return field
+        return deposited - eroded
 
     rows_in = list(range(start, rows - 1 - start))
     forward, backward = run(rows_in), run(rows_in[::-1])
@@ -360,6 +360,87 @@ def test_bands_on_threads_give_the_bytes_of_one_thread(monkeypatch):
     other = _erosion.erode_cells(heights, (-37, 12), 2.3, seed=5, params=params)
     assert not np.array_equal(other.heights, one.heights)
     assert other.eroded.sum() == pytest.approx(one.eroded.sum(), rel=0.01)
+
+
+def test_maps_of_some_cells_are_the_crop_of_all():
+    # The eroded and deposited maps of some cells only are the same bytes
+    # as those cells of the whole region's maps; the heights do not change.
+    heights = np.random.default_rng(2).random((300, 310))
+    params = HydraulicErosion()
+    whole = erode_cells(heights, (-37, 12), 1.5, seed=5, params=params, sea_level=0.2)
+    for maps in (np.s_[70:230, 65:250], np.s_[:, 100:], np.s_[299:, :1], np.s_[5:5, :]):
+        part = erode_cells(heights, (-37, 12), 1.5, seed=5, params=params, sea_level=0.2, maps=maps)
+        assert np.array_equal(part.heights, whole.heights)
+        assert part.carried == whole.carried
+        for name in ("eroded", "deposited"):
+            kept = getattr(part, name)
+            assert kept.flags.c_contiguous
+            assert np.array_equal(kept, getattr(whole, name)[maps]), (maps, name)
+    with pytest.raises(ValueError, match="step 1"):
+        erode_cells(heights, (0, 0), 1.0, seed=5, params=params, maps=np.s_[::2, :])
+
+
+def test_bands_are_added_in_as_numpy_adds_them():
+    # A band's arrays (eroded, deposited) are added to the totals (the
+    # changes get deposited less eroded; the eroded and deposited of the
+    # kept cells only their own) and cleared in one compiled pass: the bits
+    # of numpy's ``total += part`` on every cell, whichever rows the band
+    # and the kept cells share.
+    from worldgen.terrain._erosion import _add_band
+
+    rng = np.random.default_rng(8)
+    rows, cols, band = 60, 41, 17
+    for lo, used, (top, left, kept_rows, kept_cols) in [
+        (0, 17, (0, 0, 60, 41)),
+        (10, 17, (20, 5, 30, 30)),
+        (43, 12, (20, 5, 30, 30)),
+        (50, 10, (3, 40, 20, 1)),
+        (5, 9, (40, 2, 10, 20)),
+    ]:
+        changes = rng.normal(size=(rows, cols))
+        eroded = rng.random((kept_rows, kept_cols))
+        deposited = rng.random((kept_rows, kept_cols))
+        block = rng.random((2, band, cols)) * 1e-3
+        block[:, :, ::5] = 0.0
+        block[:, used:] = 0.0  # rows the band does not reach stay cleared
+        want = [changes.copy(), eroded.copy(), deposited.copy()]
+        want[0][lo : lo + used] += block[1, :used] - block[0, :used]
+        a, b = max(lo, top), min(lo + used, top + kept_rows)
+        if b > a:
+            for total, part in zip(want[1:], block):
+                total[a - top : b - top] += part[a - lo : b - lo, left : left + kept_cols]
+        _add_band(changes, eroded, deposited, block, used, lo, top, left)
+        for got, expected in zip((changes, eroded, deposited), want):
+            assert np.array_equal(got.view(np.uint64), expected.view(np.uint64))
+        assert not block.any() and not np.signbit(block).any()
+
+
+def test_a_pass_is_applied_with_the_bits_of_numpy():
+    # The heights plus a pass's changes, held at min(height, 0) from below,
+    # in one compiled pass: the bits numpy's minimum, add and maximum make,
+    # signed zeros included (a tie gives numpy's second operand).
+    from worldgen.terrain._erosion import _apply
+
+    rng = np.random.default_rng(4)
+    heights = rng.choice([0.0, -0.0, 0.25, -0.25, 1e-300, -1e-300, 0.5], size=(90, 70))
+    heights += np.where(rng.random(heights.shape) < 0.5, 0.0, rng.normal(size=heights.shape))
+    heights[rng.random(heights.shape) < 0.1] = -0.0
+    field = rng.choice([0.0, -0.25, 0.25, 0.5, -0.5, -1e-300], size=heights.shape)
+    field += np.where(rng.random(heights.shape) < 0.5, 0.0, rng.normal(size=heights.shape))
+    field[heights == 0.25] = -0.25  # lands exactly on the floor
+    field[heights == -0.25] = 0.25  # back to the height 0, floor -0.25
+    field[rng.random(heights.shape) < 0.1] = -0.0  # -0.0 + -0.0: a new height of -0.0
+    lowest = np.minimum(heights, 0.0)
+    want = heights + field
+    np.maximum(want, lowest, out=want)
+    assert np.signbit(heights[heights == 0.0]).any() and (want == lowest).any()
+    assert np.signbit((heights + field)[want == 0.0]).any()
+    kept = field.copy()
+    _apply(heights, kept, clear=False)
+    assert np.array_equal(heights.view(np.uint64), want.view(np.uint64))
+    assert np.array_equal(kept.view(np.uint64), field.view(np.uint64))
+    _apply(want, field)
+    assert not field.any() and not np.signbit(field).any()
 
 
 def test_world_water_is_cut_from_the_covered_window():

@@ -325,7 +325,8 @@ def _droplet(
     # ``fixed``: the heights do not change while the droplet runs (a pass of
     # independent droplets), so a step starts from the sample the step
     # before ended on (the same cell and offsets: the same bits) instead of
-    # reading the heights again.
+    # reading the heights again, and the field is not written: the pass
+    # makes its changes from what was eroded and deposited.
     rows, cols = heights.shape
     xmax = float(cols - 1)
     ymax = float(rows - 1)
@@ -376,19 +377,23 @@ def _droplet(
             sediment -= amount
             i = np.uint64((cy - row0) * cols + cx)
             part = amount * (1.0 - ox) * (1.0 - oy)
-            out[i] += part
+            if not fixed:
+                out[i] += part
             flat_deposited[i] += part
             i += np.uint64(1)
             part = amount * ox * (1.0 - oy)
-            out[i] += part
+            if not fixed:
+                out[i] += part
             flat_deposited[i] += part
             i += np.uint64(cols - 1)
             part = amount * (1.0 - ox) * oy
-            out[i] += part
+            if not fixed:
+                out[i] += part
             flat_deposited[i] += part
             i += np.uint64(1)
             part = amount * ox * oy
-            out[i] += part
+            if not fixed:
+                out[i] += part
             flat_deposited[i] += part
         else:
             amount = min((capacity - sediment) * erode_speed, -delta)
@@ -401,7 +406,8 @@ def _droplet(
                     if room < take:
                         take = room if room > 0.0 else 0.0
                     mine = cell - shift
-                    out[mine] -= take
+                    if not fixed:
+                        out[mine] -= take
                     flat_eroded[mine] += take
                     sediment += take
             else:
@@ -420,7 +426,8 @@ def _droplet(
                         room = heights[by, bx] - floor
                         if room < take:
                             take = room if room > 0.0 else 0.0
-                        field[by - row0, bx] -= take
+                        if not fixed:
+                            field[by - row0, bx] -= take
                         eroded[by - row0, bx] += take
                         sediment += take
         squared = speed * speed - delta * gravity
@@ -489,7 +496,6 @@ def _cell_key(seed, p, gx, gy):
 @kernel
 def _erode_pass_kernel(
     heights,
-    field,
     eroded,
     deposited,
     row0,
@@ -522,9 +528,9 @@ def _erode_pass_kernel(
     initial_water,
     initial_speed,
 ):
-    # Droplets of one pass on ``heights`` (read only), their changes added
-    # to ``field``, ``eroded`` and ``deposited``, which hold the rows of the
-    # heights from ``row0`` on: rows ``first_row`` to ``last_row - 1`` and
+    # Droplets of one pass on ``heights`` (read only), what they erode and
+    # deposit added to ``eroded`` and ``deposited``, which hold the rows of
+    # the heights from ``row0`` on: rows ``first_row`` to ``last_row - 1`` and
     # columns ``first_col`` to ``last_col - 1``, in row-major world order;
     # cell (x0 + c, y0 + r) starts, for each of ``rounds`` keys from
     # ``first_key``, a droplet with probability ``chance`` at a hashed
@@ -533,7 +539,6 @@ def _erode_pass_kernel(
     # order add up as one call would.
     rows, cols = heights.shape
     flat = heights.reshape(rows * cols)
-    out = field.reshape(field.size)
     flat_eroded = eroded.reshape(eroded.size)
     flat_deposited = deposited.reshape(deposited.size)
     brush_flat = brush_dy * cols + brush_dx
@@ -547,8 +552,10 @@ def _erode_pass_kernel(
                 y = _uniform(key, 3)
                 if _sample(flat, cols, x, y, c, r)[0] < sea:
                     continue  # rain on the sea
+                # A droplet of a pass writes no field (``fixed``): the eroded
+                # arrays stand in for it.
                 carried += _droplet(
-                    heights, flat, field, out, flat_eroded, flat_deposited, eroded, deposited,
+                    heights, flat, eroded, flat_eroded, flat_eroded, flat_deposited, eroded, deposited,
                     brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, c, r, row0,
                     x, y, floor, sea, inertia, capacity_factor, min_capacity, erode_speed,
                     deposit_speed, evaporate_speed, gravity, lifetime, initial_water,
@@ -907,6 +914,7 @@ def erode_cells(
     sea_level: float | None = None,
     stop: threading.Event | None = None,
     progress: Callable[[int, int], object] | None = None,
+    maps: tuple[slice, slice] | None = None,
 ) -> ErosionResult:
     """Hydraulic erosion of a region of the world in passes of independent droplets.
 
@@ -941,12 +949,18 @@ def erode_cells(
         Ctrl-C does not reach).
     progress : callable, optional
         ``progress(done, total)`` after each band of droplets is added in.
+    maps : (slice, slice), optional
+        The cells of ``heights`` (two slices of step 1) whose eroded and
+        deposited material is wanted; default all. Only those are summed
+        and kept: a caller that crops the region's exact cells needs no
+        maps of the whole region, nor copies of their crops.
 
     Returns
     -------
     ErosionResult
-        As for :func:`erode`, of the region's shape; exact on the cells at
-        least :func:`erosion_halo` from its edge.
+        As for :func:`erode`: the heights of the region's shape, eroded and
+        deposited of ``maps``; exact on the cells at least
+        :func:`erosion_halo` from the region's edge.
 
     Notes
     -----
@@ -955,10 +969,12 @@ def erode_cells(
     ``k s - g`` cells on each side, in world row-major order, each on the
     heights the pass starts from (it reads neither its own changes nor
     those of the pass's other droplets). The droplets starting in each
-    band of :data:`BAND_ROWS` world rows add their changes, in that order,
-    to the band's own arrays (on threads: one band each), and the bands'
-    changes are added up in world order, then to the heights (no cell goes
-    below 0, or below where it was if it began lower). Pass ``k`` is then
+    band of :data:`BAND_ROWS` world rows add what they erode and deposit,
+    in that order, to the band's own two arrays (on threads: one band
+    each); a cell's change in the pass is the sum, over the bands in world
+    order, of what the band deposited there less what it eroded, added to
+    the heights when the pass is done (no cell goes below 0, or below where
+    it was if it began lower). Pass ``k`` is then
     exact on the region shrunk by ``k s``: every droplet that can reach
     such a cell starts within ``g`` of it, and reads heights within ``g``
     of its start, which pass ``k - 1`` made exactly; a cell's changes are
@@ -992,10 +1008,17 @@ def erode_cells(
     rounds = max(1, math.ceil(density / PASSES))
     chance = density / (PASSES * rounds)
     brush_dy, brush_dx, brush_raw, brush_weight, reach = _brush(params.radius)
-    eroded = np.zeros_like(out)
-    deposited = np.zeros_like(out)
-    carried = 0.0
     rows, cols = out.shape
+    kept_rows, kept_cols = (
+        (range(rows), range(cols)) if maps is None else (range(rows)[maps[0]], range(cols)[maps[1]])
+    )
+    if kept_rows.step != 1 or kept_cols.step != 1:
+        raise ValueError(f"maps must be two slices of step 1, got {maps!r}")
+    # np.zeros, not zeros_like: the system hands out cleared pages as they
+    # are first touched, with no pass writing zeros over them beforehand.
+    eroded = np.zeros((len(kept_rows), len(kept_cols)))
+    deposited = np.zeros(eroded.shape)
+    carried = 0.0
     g = erosion_reach(params)
     x0, y0 = origin
     bands = []  # (pass, first row, last row, first column, last column)
@@ -1020,10 +1043,10 @@ def erode_cells(
     )  # fmt: skip
 
     halt = threading.Event()  # set when the caller's thread gives up
-    # Cleared arrays for the bands (field, eroded, deposited: the most rows a
-    # band changes), handed back once a band is added in: the same few for
-    # every band, not three fresh arrays a band (each page of which the
-    # system would fault in and clear again).
+    # Cleared arrays for the bands (eroded, deposited: the most rows a band
+    # changes), handed back once a band is added in: the same few for every
+    # band, not two fresh arrays a band (each page of which the system would
+    # fault in and clear again).
     spare: queue.SimpleQueue = queue.SimpleQueue()
 
     def run(band):
@@ -1036,8 +1059,8 @@ def erode_cells(
         try:
             block = spare.get_nowait()
         except queue.Empty:
-            block = np.zeros((3, min(rows, BAND_ROWS + 2 * g), cols))
-        field, eroded_here, deposited_here = block[:, : hi - lo]
+            block = np.zeros((2, min(rows, BAND_ROWS + 2 * g), cols))
+        eroded_here, deposited_here = block[:, : hi - lo]
         sediment = 0.0
         work = (c1 - c0) * density / PASSES * _step_cost(params, brush_dy.size)
         step = max(1, int(_DROPLET_STEPS_PER_SLICE / work))
@@ -1046,14 +1069,14 @@ def erode_cells(
                 raise ErosionStopped("erosion stopped before its end")
             with interruptible():
                 sediment = _erode_pass_kernel(
-                    out, field, eroded_here, deposited_here, np.int64(lo), brush_dy, brush_dx,
+                    out, eroded_here, deposited_here, np.int64(lo), brush_dy, brush_dx,
                     brush_raw, brush_weight, *constants, np.int64(k * rounds),
                     np.int64(rounds), np.int64(r), np.int64(min(r + step, last)),
                     np.int64(c0), np.int64(c1), chance, sediment, *physics,
                 )  # fmt: skip
         return lo, hi, block, sediment
 
-    changes = np.zeros_like(out)
+    changes = np.zeros(out.shape)
     workers = numba.get_num_threads()
     pool = (
         concurrent.futures.ThreadPoolExecutor(workers) if workers >= 2 and len(bands) >= 2 else None
@@ -1074,18 +1097,17 @@ def erode_cells(
             while pending and (last_of_pass or len(pending) > 2 * workers):
                 made = pending.popleft()
                 lo, hi, block, sediment = made if pool is None else made.result()
-                field, eroded_here, deposited_here = used = block[:, : hi - lo]
-                changes[lo:hi] += field
-                eroded[lo:hi] += eroded_here
-                deposited[lo:hi] += deposited_here
+                _add_band(
+                    changes, eroded, deposited, block, np.int64(hi - lo), np.int64(lo),
+                    np.int64(kept_rows.start), np.int64(kept_cols.start),
+                )  # fmt: skip
                 carried += sediment
-                used.fill(0.0)
                 spare.put(block)
                 done += 1
                 if progress is not None:
                     progress(done, len(bands))
             if last_of_pass:
-                _apply(out, changes)
+                _apply(out, changes, clear=n + 1 < len(bands))
     finally:
         halt.set()  # workers still running stop at their next slice
         if pool is not None:
@@ -1093,10 +1115,52 @@ def erode_cells(
     return ErosionResult(out, eroded, deposited, float(carried))
 
 
-def _apply(heights: np.ndarray, field: np.ndarray) -> None:
-    """Add a pass's changes to the heights and clear them. Erosion takes no
+@kernel
+def _add_band(changes, eroded, deposited, block, rows, lo, top, left):
+    # Adds the first ``rows`` rows of a band's arrays (``block``: eroded,
+    # deposited), which hold the region's rows from ``lo`` on, to the
+    # totals, and clears them for the next band, in one pass over memory.
+    # ``changes`` (the whole region) gets the band's deposited less its
+    # eroded; ``eroded`` and ``deposited`` hold the kept cells only, from
+    # region row ``top`` and column ``left``, and get the band's own.
+    cols = block.shape[2]
+    kept_rows, kept_cols = eroded.shape
+    for i in range(rows):
+        changed = changes[lo + i]
+        here_eroded = block[0, i]
+        here_deposited = block[1, i]
+        for j in range(cols):
+            changed[j] += here_deposited[j] - here_eroded[j]
+        r = lo + i - top
+        if 0 <= r < kept_rows:
+            out_eroded = eroded[r]
+            out_deposited = deposited[r]
+            for j in range(kept_cols):
+                out_eroded[j] += here_eroded[left + j]
+                out_deposited[j] += here_deposited[left + j]
+        here_eroded[:] = 0.0
+        here_deposited[:] = 0.0
+
+
+@kernel
+def _apply_kernel(heights, field, clear):
+    # Adds a pass's changes to the heights (both flat), each cell held at
+    # or above min(its height before, 0.0), and clears the changes if
+    # ``clear``; one pass, with numpy's bits: np.minimum(h, 0.0) and
+    # np.maximum(new, lowest) both give their second operand on a tie, so
+    # a height of -0.0 has floor +0.0, and a new height equal to the floor
+    # comes out as the floor.
+    for i in range(heights.size):
+        before = heights[i]
+        lowest = before if before < 0.0 else 0.0
+        after = before + field[i]
+        heights[i] = after if after > lowest else lowest
+        if clear:
+            field[i] = 0.0
+
+
+def _apply(heights: np.ndarray, field: np.ndarray, *, clear: bool = True) -> None:
+    """Add a pass's changes to the heights and clear them (unless ``clear``
+    is False: the last pass's changes are not read again). Erosion takes no
     cell below 0 (the floor), nor below where it was if it began lower."""
-    lowest = np.minimum(heights, 0.0)
-    heights += field
-    np.maximum(heights, lowest, out=heights)
-    field.fill(0.0)
+    _apply_kernel(heights.reshape(-1), field.reshape(-1), clear)  # C order: views

@@ -479,6 +479,7 @@ class World:
             self.cover(region)
             if progress is not None:
                 progress("erosion", 0, 1)
+            inner = crop_index(big, region)
             result = erode_cells(
                 self.shaped(region),  # erode_cells works on its own copy
                 (region.x, region.y),
@@ -487,12 +488,12 @@ class World:
                 params=self.config.erosion,
                 sea_level=self.level,
                 progress=None if progress is None else lambda d, t: progress("erosion", d, t),
+                maps=inner,  # arrays of their own, of the cells kept
             )
-            inner = crop_index(big, region)
             heights = result.heights[inner]
             if iterations:  # else clipped into an array of its own below
                 heights = heights.copy()
-            eroded, deposited = result.eroded[inner].copy(), result.deposited[inner].copy()
+            eroded, deposited = result.eroded, result.deposited
             del result
         else:
             self.cover(big)
