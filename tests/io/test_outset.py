@@ -1,6 +1,7 @@
 """Output sets: whole sets swapped in, no mixes, no stale temporaries, own
 names per format, ``out`` checked before the work, names kept inside."""
 
+import hashlib
 import json
 import os
 import pathlib
@@ -19,6 +20,7 @@ from worldgen.io import (
     write_terrain_set,
     write_tiles,
 )
+from worldgen.io._atomic import atomic_file
 from worldgen.products import TerrainConfig
 
 SMALL = {"terrain": {"width": 24, "height": 16, "scale": 8.0}}
@@ -448,3 +450,22 @@ def test_a_lost_ctrl_c_prints_no_traceback(monkeypatch, capsys, tmp_path):
     assert capsys.readouterr().err == ""
     assert sys.unraisablehook is sys.__unraisablehook__
     assert not (tmp_path / "new").exists()
+
+
+def test_the_manifest_holds_each_file_s_digest_taken_as_written_or_read(tmp_path):
+    # Files written through atomic_file bring their digest along; one
+    # changed after it was written, and one written otherwise, are read.
+    with output_set(tmp_path, command="demo") as files:
+        for name in ("a.bin", "b.bin"):
+            with atomic_file(files.staging / name) as out:
+                out.write(np.arange(1000, dtype=np.float32))
+        (files.staging / "c.txt").write_text("c")
+        with open(files.staging / "b.bin", "r+b") as handle:
+            handle.write(b"changed")
+        written = (files.staging / "b.bin").stat()
+        os.utime(files.staging / "b.bin", ns=(written.st_atime_ns, written.st_mtime_ns + 10**6))
+    (entry,) = read_manifest(tmp_path)
+    assert sorted(entry["files"]) == ["a.bin", "b.bin", "c.txt"]
+    for rel, info in entry["files"].items():
+        data = (tmp_path / rel).read_bytes()
+        assert info == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}

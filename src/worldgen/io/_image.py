@@ -25,7 +25,7 @@ import deflate
 import numpy as np
 
 from worldgen._checks import finite_values
-from worldgen.io._atomic import atomic_output
+from worldgen.io._atomic import atomic_file
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Channels -> PNG colour type: grey, RGB, RGBA.
@@ -51,6 +51,13 @@ def png_bytes(image: np.ndarray, *, row_filter: str = "up") -> bytes:
         For any other array, naming its type and shape, or another
         ``row_filter``.
     """
+    return b"".join(_png_pieces(image, row_filter))
+
+
+def _png_pieces(image: np.ndarray, row_filter: str = "up") -> tuple[bytes, bytes, bytes]:
+    """The bytes of :func:`png_bytes` in three pieces: all before the
+    compressed pixels, the compressed pixels, all after them (so that the
+    big middle piece is written as it is, not copied into one string)."""
     if row_filter not in _FILTERS:
         raise ValueError(f"row_filter must be 'up' or 'none', got {row_filter!r}")
     image = np.asarray(image)
@@ -73,14 +80,24 @@ def png_bytes(image: np.ndarray, *, row_filter: str = "up") -> bytes:
     else:
         rows[:, 1:] = flat
     data = deflate.zlib_compress(rows, 1)
+    del rows
     bits = 16 if wide else 8
     header = struct.pack(">IIBBBBB", width, height, bits, _COLOUR_TYPES[channels], 0, 0, 0)
-    return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
+    # The IDAT chunk: its length and kind, the data, then the CRC of kind
+    # and data (taken on the data where it is).
+    crc = zlib.crc32(data, zlib.crc32(b"IDAT"))
+    before = PNG_SIGNATURE + _chunk(b"IHDR", header) + struct.pack(">I", len(data)) + b"IDAT"
+    return before, data, struct.pack(">I", crc) + _chunk(b"IEND", b"")
 
 
 def write_png(path: str | os.PathLike, image: np.ndarray) -> pathlib.Path:
     """Write :func:`png_bytes` of ``image`` to ``path``, atomically."""
-    return write_png_bytes(path, png_bytes(image))
+    target = pathlib.Path(path)
+    pieces = _png_pieces(image)
+    with atomic_file(target) as out:
+        for piece in pieces:
+            out.write(piece)
+    return target
 
 
 def write_png_bytes(path: str | os.PathLike, data: bytes) -> pathlib.Path:
@@ -88,8 +105,8 @@ def write_png_bytes(path: str | os.PathLike, data: bytes) -> pathlib.Path:
     atomically: for a picture that is also embedded elsewhere (a mesh's
     texture), encoded once."""
     target = pathlib.Path(path)
-    with atomic_output(target) as tmp:
-        tmp.write_bytes(data)
+    with atomic_file(target) as out:
+        out.write(data)
     return target
 
 

@@ -13,7 +13,7 @@ from PIL import Image
 
 from worldgen._ctrl_c import import_holding_ctrl_c
 from worldgen._jit import kernel
-from worldgen.io._atomic import atomic_output
+from worldgen.io._atomic import HashedFile, atomic_file, atomic_output
 from worldgen.io._image import png_bytes
 from worldgen.io._obj import write_obj
 from worldgen.noise._validate import check_instance
@@ -95,8 +95,8 @@ def write_mesh(
                 f"texture must be an (H, W, 3) uint8 image, got {texture.dtype} {texture.shape}"
             )
     if fmt == "glb":
-        with atomic_output(target) as tmp:
-            _write_glb(tmp, mesh, texture, texture_png)
+        with atomic_file(target) as out:
+            _write_glb(out, mesh, texture, texture_png)
         return [target]
     if fmt == "obj":
 
@@ -292,12 +292,8 @@ def _surface_faces(r0, r1, nx, out):
             n += 6
 
 
-def _pad4(data: bytes) -> bytes:
-    return data + bytes(-len(data) % 4)
-
-
 def _write_glb(
-    path: pathlib.Path, mesh: Mesh | Surface, texture: np.ndarray | None, texture_png: bytes | None
+    out: HashedFile, mesh: Mesh | Surface, texture: np.ndarray | None, texture_png: bytes | None
 ) -> None:
     if isinstance(mesh, Mesh):
         count, faces = len(mesh.vertices), int(np.prod(mesh.faces.shape))
@@ -329,7 +325,8 @@ def _write_glb(
     if texture is not None:
         if texture_png is None:
             texture_png = png_bytes(np.ascontiguousarray(texture, dtype=np.uint8))
-        image = _pad4(texture_png)
+        image = texture_png
+    image_padding = bytes(-len(image) % 4)
 
     def accessor(kind: str, column: _Column, view: int, count_first: bool = False) -> dict:
         entry = {"componentType": _FLOAT32}
@@ -348,7 +345,7 @@ def _write_glb(
     tree = {"scene": 0, "scenes": [{"nodes": [0]}], "asset": {
         "version": "2.0", "generator": "https://github.com/mikedh/trimesh"}}  # fmt: skip
     if uvs is not None:
-        lengths += [len(image), 8 * count]
+        lengths += [len(image) + len(image_padding), 8 * count]
         accessors.append(accessor("VEC2", uvs, 3))
         attributes["TEXCOORD_0"] = 2
         primitive["material"] = 0
@@ -377,19 +374,19 @@ def _write_glb(
     content = json.dumps(tree, separators=(",", ":"))
     content = (content + " " * (4 - (len(content) + 20) % 4)).encode("utf-8")
     total = 28 + len(content) + sum(lengths)
-    with open(path, "wb") as out:
-        out.write(np.array([_GLB_MAGIC, 2, total, len(content), _JSON_CHUNK], "<u4").tobytes())
-        out.write(content)
-        out.write(np.array([sum(lengths), _BIN_CHUNK], "<u4").tobytes())
-        # Arrays are written from their own memory (C order, native
-        # little-endian float32), not copied into bytes first.
-        if isinstance(mesh, Surface):
-            _write_surface_faces(out, mesh)
-        else:
-            for band in _face_bands(mesh):
-                out.write(np.ascontiguousarray(band, dtype="<u4"))
-        out.write(positions.values)
-        if uvs is not None:
-            out.write(image)
-            out.write(uvs.values)
-        out.write(normals.values)
+    out.write(np.array([_GLB_MAGIC, 2, total, len(content), _JSON_CHUNK], "<u4").tobytes())
+    out.write(content)
+    out.write(np.array([sum(lengths), _BIN_CHUNK], "<u4").tobytes())
+    # Arrays are written from their own memory (C order, native
+    # little-endian float32), not copied into bytes first.
+    if isinstance(mesh, Surface):
+        _write_surface_faces(out, mesh)
+    else:
+        for band in _face_bands(mesh):
+            out.write(np.ascontiguousarray(band, dtype="<u4"))
+    out.write(positions.values)
+    if uvs is not None:
+        out.write(image)
+        out.write(image_padding)
+        out.write(uvs.values)
+    out.write(normals.values)

@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 
 from worldgen._ctrl_c import caused_by_ctrl_c, ctrl_c_held, ctrl_c_noted
-from worldgen.io._atomic import atomic_output, keep_mode
+from worldgen.io._atomic import atomic_output, keep_mode, recorded_digest
 
 try:
     import fcntl
@@ -429,15 +429,16 @@ def _digest(path: pathlib.Path) -> str:
 
 
 def _entry(root: pathlib.Path, files: list[str], command: str, about: str) -> dict:
-    """A set's manifest entry: what made it, and each file's size and SHA-256."""
-    return {
-        "command": command,
-        "about": about,
-        "files": {
-            rel: {"bytes": (root / rel).stat().st_size, "sha256": _digest(root / rel)}
-            for rel in files
-        },
-    }
+    """A set's manifest entry: what made it, and each file's size and SHA-256
+    (taken as the file was written, if :func:`~worldgen.io._atomic.atomic_file`
+    wrote it and it is unchanged since, else read from the file)."""
+    entries = {}
+    for rel in files:
+        path = root / rel
+        written = path.stat()
+        digest = recorded_digest(written) or _digest(path)
+        entries[rel] = {"bytes": written.st_size, "sha256": digest}
+    return {"command": command, "about": about, "files": entries}
 
 
 def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str, name: str) -> None:
