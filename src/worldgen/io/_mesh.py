@@ -188,40 +188,37 @@ class _Column:
             self.high[k] = max(self.high[k], values[:, k].max())
 
 
-def _fill_columns(
-    surface: Surface, positions: _Column, normals: _Column, uvs: _Column | None
-) -> None:
-    """Fill the GLB's columns from ``surface`` in one compiled pass: the
-    float32 values of :meth:`Surface.vertices` (normals normalised again by
-    :func:`_unit`, v flipped), with their min and max, and no float64
-    copies of the mesh on the way."""
-    texture = uvs is not None
-    uv_values = uvs.values if texture else np.empty((0, 2), np.float32)
+class _Range:
+    """The min and max per component of a column written band by band."""
+
+    def __init__(self, low: np.ndarray, high: np.ndarray):
+        self.low, self.high = low, high
+
+
+def _fill_normals(surface: Surface, normals: _Column, texture: bool) -> tuple[_Range, _Range]:
+    """Fill the GLB's normals from ``surface`` in one compiled pass: the
+    float32 values of :meth:`Surface.vertices` (normalised again by
+    :func:`_unit`), with their min and max; and the min and max of its
+    positions and UVs (v flipped), which are written band by band later
+    (:func:`_write_surface_bands`) instead of being held whole."""
     uv_range = np.empty((2, 2), np.float32)
     ranges = np.empty((2, 2, 3), np.float32)
-    _surface_columns(
+    _surface_normals(
         surface.y, surface.gx, surface.gz, surface.rows, surface.cols, float(surface.cell),
-        positions.values, normals.values, uv_values, texture, ranges, uv_range,
+        normals.values, texture, ranges, uv_range,
     )  # fmt: skip
-    filled = len(surface.rows) * len(surface.cols)
-    for column, low_high in ((positions, ranges[0]), (normals, ranges[1])):
-        column.filled = filled
-        if filled:
-            column.low, column.high = low_high[0], low_high[1]
-    if texture:
-        uvs.filled = filled
-        if filled:
-            uvs.low, uvs.high = uv_range[0], uv_range[1]
+    normals.filled = len(surface.rows) * len(surface.cols)
+    normals.low, normals.high = ranges[1, 0], ranges[1, 1]
+    return _Range(ranges[0, 0], ranges[0, 1]), _Range(uv_range[0], uv_range[1])
 
 
 @kernel
-def _surface_columns(
-    y, gx, gz, rows, cols, cell, positions, normals, uvs, texture, ranges, uv_range
-):
+def _surface_normals(y, gx, gz, rows, cols, cell, normals, texture, ranges, uv_range):
     # The arithmetic of Surface.vertices, then _unit, in the same order
     # (float64 until the rounding to float32): each value is the very one
     # numpy made band by band. ranges[0]: positions' min and max per
-    # component, ranges[1]: the normals'; uv_range: the UVs'.
+    # component (the values _surface_positions writes), ranges[1]: the
+    # normals'; uv_range: the UVs' (those of _surface_uvs).
     nx = cols.size
     last_row, last_col = y.shape[0] - 1, y.shape[1] - 1
     for k in range(3):
@@ -238,7 +235,6 @@ def _surface_columns(
             c = cols[j]
             n = i * nx + j
             p0, p1 = np.float32(c * cell), np.float32(y[r, c])
-            positions[n, 0], positions[n, 1], positions[n, 2] = p0, p1, z
             a, b, d = 0.0 - gx[r, c], 1.0, 0.0 - gz[r, c]
             length = np.sqrt(a * a + b * b + d * d)
             a, b, d = a / length, b / length, d / length
@@ -259,7 +255,6 @@ def _surface_columns(
                     ranges[1, 1, k] = value
             if texture:
                 u = np.float32(c / last_col)
-                uvs[n, 0], uvs[n, 1] = u, v
                 for k, value in ((0, u), (1, v)):
                     if value < uv_range[0, k]:
                         uv_range[0, k] = value
@@ -267,14 +262,57 @@ def _surface_columns(
                         uv_range[1, k] = value
 
 
-def _write_surface_faces(out, surface: Surface) -> None:
-    """The faces of :meth:`Surface.faces` as uint32, band by band, made
-    into one buffer that every band reuses."""
+def _write_surface_bands(out: HashedFile, surface: Surface, scratch: np.ndarray, uvs: bool) -> None:
+    """The float32 positions (or, with ``uvs``, the UVs, v flipped) of
+    :meth:`Surface.vertices`, band by band, each made in ``scratch`` (bytes)
+    and written from there, so that no copy of the whole column is made."""
+    nx, ny = len(surface.cols), len(surface.rows)
+    width = 2 if uvs else 3
+    for r0 in range(0, ny, BAND_ROWS):
+        r1 = min(r0 + BAND_ROWS, ny)
+        band = scratch[: 4 * width * (r1 - r0) * nx].view(np.float32).reshape(-1, width)
+        if uvs:
+            _surface_uvs(surface.y.shape[0] - 1, surface.y.shape[1] - 1, surface.rows,
+                         surface.cols, r0, r1, band)  # fmt: skip
+        else:
+            _surface_positions(surface.y, surface.rows, surface.cols, float(surface.cell),
+                               r0, r1, band)  # fmt: skip
+        out.write(band)
+
+
+@kernel
+def _surface_positions(y, rows, cols, cell, i0, i1, out):
+    # Positions of vertex rows i0 .. i1 - 1, as _surface_normals makes them.
+    nx = cols.size
+    n = 0
+    for i in range(i0, i1):
+        r = rows[i]
+        z = np.float32(r * cell)
+        for j in range(nx):
+            c = cols[j]
+            out[n, 0], out[n, 1], out[n, 2] = np.float32(c * cell), np.float32(y[r, c]), z
+            n += 1
+
+
+@kernel
+def _surface_uvs(last_row, last_col, rows, cols, i0, i1, out):
+    # UVs of vertex rows i0 .. i1 - 1, v flipped, as _surface_normals makes them.
+    nx = cols.size
+    n = 0
+    for i in range(i0, i1):
+        v = np.float32(1.0 - (1.0 - rows[i] / last_row))
+        for j in range(nx):
+            out[n, 0], out[n, 1] = np.float32(cols[j] / last_col), v
+            n += 1
+
+
+def _write_surface_faces(out: HashedFile, surface: Surface, scratch: np.ndarray) -> None:
+    """The faces of :meth:`Surface.faces` as uint32, band by band, each
+    made in ``scratch`` (bytes) and written from there."""
     nx, last = len(surface.cols), len(surface.rows) - 1
-    buffer = np.empty(6 * BAND_ROWS * (nx - 1), np.uint32)
     for r0 in range(0, last, BAND_ROWS):
         r1 = min(r0 + BAND_ROWS, last)
-        band = buffer[: 6 * (r1 - r0) * (nx - 1)]
+        band = scratch[: 4 * 6 * (r1 - r0) * (nx - 1)].view(np.uint32)
         _surface_faces(r0, r1, nx, band)
         out.write(band)
 
@@ -300,11 +338,14 @@ def _write_glb(
     else:
         count = mesh.shape[0] * mesh.shape[1]
         faces = 6 * (mesh.shape[0] - 1) * (mesh.shape[1] - 1)
-    positions, normals = _Column(count, 3), _Column(count, 3)
-    uvs = _Column(count, 2) if texture is not None else None
+    normals = _Column(count, 3)
     if isinstance(mesh, Surface):
-        _fill_columns(mesh, positions, normals, uvs)
+        positions, uvs = _fill_normals(mesh, normals, texture is not None)
+        if texture is None:
+            uvs = None
     else:
+        positions = _Column(count, 3)
+        uvs = _Column(count, 2) if texture is not None else None
         for vertices, band_normals, band_uvs in _bands(mesh):
             positions.add(vertices)
             normals.add(_unit(band_normals))
@@ -328,7 +369,7 @@ def _write_glb(
         image = texture_png
     image_padding = bytes(-len(image) % 4)
 
-    def accessor(kind: str, column: _Column, view: int, count_first: bool = False) -> dict:
+    def accessor(kind: str, column: _Column | _Range, view: int, count_first: bool = False) -> dict:
         entry = {"componentType": _FLOAT32}
         if count_first:
             entry["count"] = count
@@ -380,13 +421,21 @@ def _write_glb(
     # Arrays are written from their own memory (C order, native
     # little-endian float32), not copied into bytes first.
     if isinstance(mesh, Surface):
-        _write_surface_faces(out, mesh)
+        # One scratch buffer for every band of faces, positions and UVs.
+        nx = mesh.shape[1]
+        scratch = np.empty(4 * BAND_ROWS * max(6 * (nx - 1), 3 * nx), np.uint8)
+        _write_surface_faces(out, mesh, scratch)
+        _write_surface_bands(out, mesh, scratch, uvs=False)
+        if uvs is not None:
+            out.write(image)
+            out.write(image_padding)
+            _write_surface_bands(out, mesh, scratch, uvs=True)
     else:
         for band in _face_bands(mesh):
             out.write(np.ascontiguousarray(band, dtype="<u4"))
-    out.write(positions.values)
-    if uvs is not None:
-        out.write(image)
-        out.write(image_padding)
-        out.write(uvs.values)
+        out.write(positions.values)
+        if uvs is not None:
+            out.write(image)
+            out.write(image_padding)
+            out.write(uvs.values)
     out.write(normals.values)
