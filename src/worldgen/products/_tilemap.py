@@ -305,7 +305,7 @@ def _masks8_kernel(tiles, outside, at_least):
 
 
 @kernel
-def _steps_kernel(tiles, offsets):
+def _steps_kernel(out, offsets):
     # max(tiles[q] - d(p, q)) over every cell q, with d the step distance of
     # ``offsets`` (the four edge neighbours: city block; all eight:
     # chessboard): the fixed point of simultaneous passes of "rise to one
@@ -314,9 +314,10 @@ def _steps_kernel(tiles, offsets):
     # before a cell in raster order first, then those after it, so the
     # forward pass carries every value along the first part and the
     # backward pass along the rest (the chamfer distance transform's two
-    # passes, which are exact for these distances).
-    height, width = tiles.shape
-    out = tiles.astype(np.int64)
+    # passes, which are exact for these distances). In place, in the
+    # classes' own type: values only rise, and ``out[...] - 1`` is taken in
+    # int64.
+    height, width = out.shape
     for backward in (False, True):
         for i in range(height):
             y = height - 1 - i if backward else i
@@ -332,7 +333,6 @@ def _steps_kernel(tiles, offsets):
                     if 0 <= yy < height and 0 <= xx < width and out[yy, xx] - 1 > best:
                         best = out[yy, xx] - 1
                 out[y, x] = best
-    return out
 
 
 # ---------------------------------------------------------------- public API
@@ -669,7 +669,10 @@ def limit_steps(tiles: np.ndarray, *, connectivity: int = 8) -> np.ndarray:
     """
     tiles = check_tiles(tiles)
     connectivity = _check_connectivity(connectivity)
-    return _steps_kernel(tiles, _NEIGHBOURS[:connectivity]).astype(tiles.dtype)
+    # uint64 in int64, as numba would take ``out[...] - 1`` of uint64 in floats.
+    out = tiles.astype(np.int64 if tiles.dtype == np.uint64 else tiles.dtype)
+    _steps_kernel(out, _NEIGHBOURS[:connectivity])
+    return out.astype(tiles.dtype, copy=False)
 
 
 @dataclasses.dataclass(frozen=True)
