@@ -469,3 +469,28 @@ def test_the_manifest_holds_each_file_s_digest_taken_as_written_or_read(tmp_path
     for rel, info in entry["files"].items():
         data = (tmp_path / rel).read_bytes()
         assert info == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+@pytest.mark.parametrize(("side", "rows"), [(900, 700), (2049, 40), (4100, 9)])
+def test_tilemap_picture_of_small_cells_is_each_tile_s_mean_colour(monkeypatch, side, rows):
+    # One to three pixels a cell (and every k-th cell past PREVIEW_PIXELS):
+    # each cell its tile's mean colour, as indexing the means by the ids gives.
+    import dataclasses
+
+    from worldgen.io import _mapset
+    from worldgen.products import Tileset
+
+    tileset = Tileset("blob47", 8)
+    colours = np.array([(0, 0, 128), (40, 90, 200), (230, 210, 150), (40, 160, 40)], np.uint8)
+    ids = np.random.default_rng(side).integers(0, 4 * 47, (rows, side)).astype(np.uint16)
+    layers = type("Layers", (), {"tile_ids": ids})()
+    picture = _mapset.tilemap_picture(tileset, colours, layers)
+    small = dataclasses.replace(tileset, tile_size=4)
+    image = small.draw(colours)
+    means = image.reshape(4, 4, 47, 4, 3).mean(axis=(1, 3)).reshape(-1, 3)
+    step = -(-side // _mapset.PREVIEW_PIXELS)
+    cells = np.rint(means).astype(np.uint8)[ids[::step, ::step]]
+    size = max(1, _mapset.PREVIEW_PIXELS // side)
+    expected = np.repeat(np.repeat(cells, size, axis=0), size, axis=1)
+    assert picture.dtype == np.uint8 and picture.flags.c_contiguous
+    assert np.array_equal(picture, expected)

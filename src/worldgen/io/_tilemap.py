@@ -95,11 +95,21 @@ def _csv_bytes(tiles: np.ndarray) -> bytes | memoryview:
     starts = np.zeros(top + 2, dtype=np.int64)
     starts[1:] = np.cumsum([len(n) for n in numbers])
     ids = tiles.astype(np.uint16, copy=False)
-    # digits (each value's count times its length), commas and newlines
-    size = int(np.bincount(ids.ravel(), minlength=top + 1) @ np.diff(starts)) + ids.size
-    out = np.empty(size, dtype=np.uint8)
+    # digits (each value's length), commas and newlines
+    out = np.empty(_csv_size(ids, starts), dtype=np.uint8)
     _write_csv(ids, table, starts, out)
     return out.data
+
+
+@kernel
+def _csv_size(ids, starts):
+    # Bytes of the text _write_csv makes of ``ids``.
+    size = ids.size
+    for r in range(ids.shape[0]):
+        for c in range(ids.shape[1]):
+            v = ids[r, c]
+            size += starts[v + 1] - starts[v]
+    return size
 
 
 @kernel
