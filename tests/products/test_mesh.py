@@ -267,3 +267,13 @@ def test_glb_of_a_surface_below_zero_is_the_bytes_trimesh_writes(tmp_path, monke
         (path,) = write_mesh(tmp_path / "m.glb", heightfield_surface(heights, **options),
                              texture=texture)  # fmt: skip
         assert path.read_bytes() == expected
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 7), (9, 2), (3, 3), (31, 17)])
+@pytest.mark.parametrize("cell", [1.0, 0.3, 7.25])
+def test_surface_slopes_are_numpy_s_gradient(shape, cell):
+    # Made in one compiled pass: the very values of np.gradient.
+    heights = np.random.default_rng(shape[0] * shape[1]).random(shape)
+    surface = heightfield_surface(heights, multiplier=13.0, cell_size=cell)
+    gz, gx = np.gradient(heights * 13.0, cell)
+    assert np.array_equal(surface.gx, gx) and np.array_equal(surface.gz, gz)
