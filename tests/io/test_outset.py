@@ -494,3 +494,20 @@ def test_tilemap_picture_of_small_cells_is_each_tile_s_mean_colour(monkeypatch, 
     expected = np.repeat(np.repeat(cells, size, axis=0), size, axis=1)
     assert picture.dtype == np.uint8 and picture.flags.c_contiguous
     assert np.array_equal(picture, expected)
+
+
+def test_partial_files_are_those_glob_finds():
+    # The swap lists each folder once and picks ".NAME.*.part" by name.
+    import fnmatch
+    import random
+
+    names = ["a.png", "x", "height.png", "b.c.d", "a"]
+    parts = ["a", ".", "png", "x", "part", ".part", "b", "c", "d", "", ".a", "a.png", "b.c"]
+    rng = random.Random(1)
+    for _ in range(20000):
+        entry = "".join(rng.choice(parts) for _ in range(rng.randint(1, 7)))
+        entry = ("." if rng.random() < 0.5 else "") + entry
+        entry += ".part" if rng.random() < 0.5 else ""
+        chosen = set(rng.sample(names, rng.randint(1, 3)))
+        expected = any(fnmatch.fnmatchcase(entry, f".{name}.*.part") for name in chosen)
+        assert _outset._part_of(entry, chosen) == expected, (entry, chosen)
