@@ -226,3 +226,20 @@ def test_failure_inside_atomic_file_leaves_the_old_file(tmp_path):
         raise RuntimeError("stop")
     assert [p.name for p in tmp_path.iterdir()] == ["a.bin"]
     assert target.read_bytes() == b"old"
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+def test_grey_png_is_png_bytes_of_the_rounded_values(tmp_path, bits):
+    # Quantised, filtered and split into bytes in one compiled pass: the
+    # bytes png_bytes makes of rint(values * top), halves rounded to even.
+    top = 255 if bits == 8 else 65535
+    rng = np.random.default_rng(bits)
+    values = rng.random((23, 31))
+    values[3, :9] = (np.arange(9) + 0.5) / top  # halves: to even
+    values[5] = 0.0
+    values[6] = 1.0
+    values[7, ::2] = np.nextafter(1.0, 0.0)
+    for array in (values, values.T, values[:1], values[:, :1]):
+        path = write_grey_png(tmp_path / "g.png", array, bits=bits)
+        pixels = np.rint(array * top).astype(np.uint8 if bits == 8 else np.uint16)
+        assert path.read_bytes() == png_bytes(pixels)
