@@ -274,41 +274,73 @@ def _masks4_kernel(tiles, outside, at_least):
 
 
 @kernel
+def _mask8(tiles, y, x, outside, at_least):
+    # The 8-neighbour mask of cell (y, x), anywhere on the map.
+    n = _same(tiles, y, x, -1, 0, outside, at_least)
+    e = _same(tiles, y, x, 0, 1, outside, at_least)
+    s = _same(tiles, y, x, 1, 0, outside, at_least)
+    w = _same(tiles, y, x, 0, -1, outside, at_least)
+    bits = 0
+    if n and w and _same(tiles, y, x, -1, -1, outside, at_least):
+        bits |= 1
+    if n:
+        bits |= 2
+    if n and e and _same(tiles, y, x, -1, 1, outside, at_least):
+        bits |= 4
+    if w:
+        bits |= 8
+    if e:
+        bits |= 16
+    if s and w and _same(tiles, y, x, 1, -1, outside, at_least):
+        bits |= 32
+    if s:
+        bits |= 64
+    if s and e and _same(tiles, y, x, 1, 1, outside, at_least):
+        bits |= 128
+    return bits
+
+
+@kernel
+def _inner_masks8(above, row, below, at_least, out):
+    # The masks of a row's cells that have all eight neighbours (x = 1 ..
+    # W - 2 of an inner row), without bounds checks or branches, so that
+    # the loop vectorises: the bits of _mask8.
+    for x in range(1, row.size - 1):
+        v = row[x]
+        if at_least:
+            nw, n, ne = above[x - 1] >= v, above[x] >= v, above[x + 1] >= v
+            w, e = row[x - 1] >= v, row[x + 1] >= v
+            sw, s, se = below[x - 1] >= v, below[x] >= v, below[x + 1] >= v
+        else:
+            nw, n, ne = above[x - 1] == v, above[x] == v, above[x + 1] == v
+            w, e = row[x - 1] == v, row[x + 1] == v
+            sw, s, se = below[x - 1] == v, below[x] == v, below[x + 1] == v
+        out[x] = np.uint8(
+            (n & w & nw) * 1 + n * 2 + (n & e & ne) * 4 + w * 8 + e * 16
+            + (s & w & sw) * 32 + s * 64 + (s & e & se) * 128
+        )  # fmt: skip
+
+
+@kernel
 def _masks8_kernel(tiles, outside, at_least):
     height, width = tiles.shape
     out = np.zeros((height, width), np.uint8)
     for y in range(height):
-        for x in range(width):
-            n = _same(tiles, y, x, -1, 0, outside, at_least)
-            e = _same(tiles, y, x, 0, 1, outside, at_least)
-            s = _same(tiles, y, x, 1, 0, outside, at_least)
-            w = _same(tiles, y, x, 0, -1, outside, at_least)
-            bits = 0
-            if n and w and _same(tiles, y, x, -1, -1, outside, at_least):
-                bits |= 1
-            if n:
-                bits |= 2
-            if n and e and _same(tiles, y, x, -1, 1, outside, at_least):
-                bits |= 4
-            if w:
-                bits |= 8
-            if e:
-                bits |= 16
-            if s and w and _same(tiles, y, x, 1, -1, outside, at_least):
-                bits |= 32
-            if s:
-                bits |= 64
-            if s and e and _same(tiles, y, x, 1, 1, outside, at_least):
-                bits |= 128
-            out[y, x] = bits
+        if 0 < y < height - 1 and width > 2:
+            _inner_masks8(tiles[y - 1], tiles[y], tiles[y + 1], at_least, out[y])
+            out[y, 0] = _mask8(tiles, y, 0, outside, at_least)
+            out[y, width - 1] = _mask8(tiles, y, width - 1, outside, at_least)
+        else:
+            for x in range(width):
+                out[y, x] = _mask8(tiles, y, x, outside, at_least)
     return out
 
 
 @kernel
-def _steps_kernel(out, offsets):
+def _steps_kernel(out, diagonal):
     # max(tiles[q] - d(p, q)) over every cell q, with d the step distance of
-    # ``offsets`` (the four edge neighbours: city block; all eight:
-    # chessboard): the fixed point of simultaneous passes of "rise to one
+    # the four edge neighbours (city block) or, with ``diagonal``, all eight
+    # (chessboard): the fixed point of simultaneous passes of "rise to one
     # below your highest neighbour", reached in two raster passes. A
     # shortest path from q to p can take its steps from the neighbours
     # before a cell in raster order first, then those after it, so the
@@ -317,22 +349,36 @@ def _steps_kernel(out, offsets):
     # passes, which are exact for these distances). In place, in the
     # classes' own type: values only rise, and ``out[...] - 1`` is taken in
     # int64.
+    #
+    # Each row of a pass in two steps: from the row before it (above in the
+    # forward pass, below in the backward one, finished already), in loops
+    # that vectorise; then along the row from the neighbour before it
+    # (left, or right), which depends on the cell before and is a scan.
     height, width = out.shape
+    best = np.empty(width, np.int64)
     for backward in (False, True):
         for i in range(height):
             y = height - 1 - i if backward else i
-            for j in range(width):
-                x = width - 1 - j if backward else j
-                best = out[y, x]
-                for k in range(offsets.shape[0]):
-                    dy, dx = offsets[k, 0], offsets[k, 1]
-                    before = dy < 0 or (dy == 0 and dx < 0)
-                    if before == backward:
-                        continue
-                    yy, xx = y + dy, x + dx
-                    if 0 <= yy < height and 0 <= xx < width and out[yy, xx] - 1 > best:
-                        best = out[yy, xx] - 1
-                out[y, x] = best
+            row = out[y]
+            for x in range(width):
+                best[x] = row[x]
+            if i > 0:
+                near = out[y + 1] if backward else out[y - 1]
+                for x in range(width):
+                    best[x] = max(best[x], np.int64(near[x]) - 1)
+                if diagonal:
+                    for x in range(1, width):
+                        best[x] = max(best[x], np.int64(near[x - 1]) - 1)
+                    for x in range(width - 1):
+                        best[x] = max(best[x], np.int64(near[x + 1]) - 1)
+            if backward:
+                row[width - 1] = best[width - 1]
+                for x in range(width - 2, -1, -1):
+                    row[x] = max(best[x], np.int64(row[x + 1]) - 1)
+            else:
+                row[0] = best[0]
+                for x in range(1, width):
+                    row[x] = max(best[x], np.int64(row[x - 1]) - 1)
 
 
 # ---------------------------------------------------------------- public API
@@ -671,7 +717,7 @@ def limit_steps(tiles: np.ndarray, *, connectivity: int = 8) -> np.ndarray:
     connectivity = _check_connectivity(connectivity)
     # uint64 in int64, as numba would take ``out[...] - 1`` of uint64 in floats.
     out = tiles.astype(np.int64 if tiles.dtype == np.uint64 else tiles.dtype)
-    _steps_kernel(out, _NEIGHBOURS[:connectivity])
+    _steps_kernel(out, connectivity == 8)
     return out.astype(tiles.dtype, copy=False)
 
 
