@@ -115,30 +115,33 @@ def _thin_water_kernel(tiles, wet, fill, passes, offsets):
     # Simultaneous passes until a fixed point, or ``passes`` of them when
     # ``passes >= 0``. Each pass only re-examines the water cells next to a
     # cell converted by the pass before, since no other cell's neighbourhood
-    # changed; ``fill < 0`` means "smallest trigger".
+    # changed; ``fill < 0`` means "smallest trigger". Cells are kept as
+    # (row, column) pairs, not flat indices (whose division was most of the
+    # kernel's time).
     height, width = tiles.shape
     out = tiles.copy()
     wet = wet.copy()
-    size = height * width
-    candidates = np.empty(size, np.int64)
-    queued = np.zeros(size, np.bool_)
     count = 0
-    for index in range(size):
-        if wet[index // width, index % width]:
-            candidates[count] = index
-            queued[index] = True
-            count += 1
-    converted = np.empty(size, np.int64)
-    values = np.empty(size, np.int64)
+    for y in range(height):
+        for x in range(width):
+            count += wet[y, x]
+    candidates = np.empty((count, 2), np.int32)
+    queued = wet.copy()
+    count = 0
+    for y in range(height):
+        for x in range(width):
+            if wet[y, x]:
+                candidates[count, 0], candidates[count, 1] = y, x
+                count += 1
+    converted = np.empty((count, 2), np.int32)
+    values = np.empty(count, np.int64)
     done_passes = 0
     while count > 0 and (passes < 0 or done_passes < passes):
         done_passes += 1
         done = 0
         for k in range(count):
-            index = candidates[k]
-            queued[index] = False
-            y = index // width
-            x = index % width
+            y, x = candidates[k, 0], candidates[k, 1]
+            queued[y, x] = False
             best = -1
             if 0 < x < width - 1 and not wet[y, x - 1] and not wet[y, x + 1]:
                 best = min(np.int64(out[y, x - 1]), np.int64(out[y, x + 1]))
@@ -146,26 +149,23 @@ def _thin_water_kernel(tiles, wet, fill, passes, offsets):
                 pair = min(np.int64(out[y - 1, x]), np.int64(out[y + 1, x]))
                 best = pair if best < 0 else min(best, pair)
             if best >= 0:
-                converted[done] = index
+                converted[done, 0], converted[done, 1] = y, x
                 values[done] = fill if fill >= 0 else best
                 done += 1
         for k in range(done):
-            index = converted[k]
-            out[index // width, index % width] = values[k]
-            wet[index // width, index % width] = False
+            y, x = converted[k, 0], converted[k, 1]
+            out[y, x] = values[k]
+            wet[y, x] = False
         count = 0
         for k in range(done):
-            y = converted[k] // width
-            x = converted[k] % width
+            y, x = converted[k, 0], converted[k, 1]
             for d in range(4):
                 yy = y + offsets[d, 0]
                 xx = x + offsets[d, 1]
-                if 0 <= yy < height and 0 <= xx < width and wet[yy, xx]:
-                    neighbour = yy * width + xx
-                    if not queued[neighbour]:
-                        queued[neighbour] = True
-                        candidates[count] = neighbour
-                        count += 1
+                if 0 <= yy < height and 0 <= xx < width and wet[yy, xx] and not queued[yy, xx]:
+                    queued[yy, xx] = True
+                    candidates[count, 0], candidates[count, 1] = yy, xx
+                    count += 1
     return out
 
 
