@@ -320,18 +320,40 @@ def _pictures(
     # (apply_shade at ``biome_strength``) and normal_map(padded,
     # strength=normal_strength) of the heights as they are, each the same
     # arithmetic in the same order as those functions.
+    # Each row in loops of their own: the band search, which does not
+    # vectorise, apart from the shading and rounding of both pictures,
+    # which do (gathering each cell's band and biome colour).
     rows, cols = colour.shape[0], colour.shape[1]
     shades = np.empty(cols)
+    band = np.empty(cols, np.int64)
     for r in range(rows):
         above, middle, below = padded[r], padded[r + 1], padded[r + 2]
         _shade_row(above, middle, below, sea, z, sin_alt, sin_az, cos_az, cos_alt, shades)
         _normal_row(above, middle, below, -normal_strength, normal[r])
         for c in range(cols):
-            _band_colour(middle, r, c, tops, colours, strength, shades[c], wet, wet_top, colour)
-            factor = (1.0 - biome_strength) + biome_strength * shades[c]
-            b = biomes[r, c]
+            band[c] = _band_of(middle, r, c, tops, wet, wet_top)
+        row_colour, row_biomes, row_ids = colour[r], shaded_biomes[r], biomes[r]
+        for c in range(cols):
+            factor = (1.0 - strength) + strength * shades[c]
+            k = band[c]
             for ch in range(3):
-                shaded_biomes[r, c, ch] = np.uint8(np.rint(palette[b, ch] * factor))
+                row_colour[c, ch] = np.uint8(np.rint(colours[k, ch] * factor))
+            factor = (1.0 - biome_strength) + biome_strength * shades[c]
+            b = row_ids[c]
+            for ch in range(3):
+                row_biomes[c, ch] = np.uint8(np.rint(palette[b, ch] * factor))
+
+
+@kernel
+def _band_of(middle, r, c, tops, wet, wet_top):
+    # The band of inner cell (r, c) as _band_colour finds it.
+    height = middle[c + 1]
+    if wet.shape[0] > 0 and wet[r, c] and height > wet_top:
+        height = wet_top
+    k = 0
+    while k < tops.size - 1 and tops[k] < height:
+        k += 1
+    return k
 
 
 @kernel
