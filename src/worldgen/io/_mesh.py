@@ -217,8 +217,8 @@ def _surface_normals(y, gx, gz, rows, cols, cell, normals, texture, ranges, uv_r
     # The arithmetic of Surface.vertices, then _unit, in the same order
     # (float64 until the rounding to float32): each value is the very one
     # numpy made band by band. ranges[0]: positions' min and max per
-    # component (the values _surface_positions writes), ranges[1]: the
-    # normals'; uv_range: the UVs' (those of _surface_uvs).
+    # component (the positions _surface_band writes), ranges[1]: the
+    # normals'; uv_range: the UVs' (those of _surface_band).
     nx = cols.size
     last_row, last_col = y.shape[0] - 1, y.shape[1] - 1
     for k in range(3):
@@ -268,42 +268,36 @@ def _write_surface_bands(out: HashedFile, surface: Surface, scratch: np.ndarray,
     and written from there, so that no copy of the whole column is made."""
     nx, ny = len(surface.cols), len(surface.rows)
     width = 2 if uvs else 3
+    last_row, last_col = surface.y.shape[0] - 1, surface.y.shape[1] - 1
     for r0 in range(0, ny, BAND_ROWS):
         r1 = min(r0 + BAND_ROWS, ny)
         band = scratch[: 4 * width * (r1 - r0) * nx].view(np.float32).reshape(-1, width)
-        if uvs:
-            _surface_uvs(surface.y.shape[0] - 1, surface.y.shape[1] - 1, surface.rows,
-                         surface.cols, r0, r1, band)  # fmt: skip
-        else:
-            _surface_positions(surface.y, surface.rows, surface.cols, float(surface.cell),
-                               r0, r1, band)  # fmt: skip
+        _surface_band(surface.y, surface.rows, surface.cols, float(surface.cell), last_row,
+                      last_col, r0, r1, uvs, band)  # fmt: skip
         out.write(band)
 
 
 @kernel
-def _surface_positions(y, rows, cols, cell, i0, i1, out):
-    # Positions of vertex rows i0 .. i1 - 1, as _surface_normals makes them.
+def _surface_band(y, rows, cols, cell, last_row, last_col, i0, i1, uvs, out):
+    # Positions (or, with ``uvs``, UVs, v flipped) of vertex rows i0 .. i1 -
+    # 1, as _surface_normals makes them (one kernel for both, loaded once a
+    # run).
     nx = cols.size
     n = 0
     for i in range(i0, i1):
         r = rows[i]
-        z = np.float32(r * cell)
-        for j in range(nx):
-            c = cols[j]
-            out[n, 0], out[n, 1], out[n, 2] = np.float32(c * cell), np.float32(y[r, c]), z
-            n += 1
-
-
-@kernel
-def _surface_uvs(last_row, last_col, rows, cols, i0, i1, out):
-    # UVs of vertex rows i0 .. i1 - 1, v flipped, as _surface_normals makes them.
-    nx = cols.size
-    n = 0
-    for i in range(i0, i1):
-        v = np.float32(1.0 - (1.0 - rows[i] / last_row))
-        for j in range(nx):
-            out[n, 0], out[n, 1] = np.float32(cols[j] / last_col), v
-            n += 1
+        if uvs:
+            v = np.float32(1.0 - (1.0 - r / last_row))
+            for j in range(nx):
+                out[n + j, 0], out[n + j, 1] = np.float32(cols[j] / last_col), v
+        else:
+            z = np.float32(r * cell)
+            for j in range(nx):
+                c = cols[j]
+                out[n + j, 0], out[n + j, 1], out[n + j, 2] = (
+                    np.float32(c * cell), np.float32(y[r, c]), z
+                )  # fmt: skip
+        n += nx
 
 
 def _write_surface_faces(out: HashedFile, surface: Surface, scratch: np.ndarray) -> None:

@@ -95,29 +95,27 @@ def _csv_bytes(tiles: np.ndarray) -> bytes | memoryview:
     starts = np.zeros(top + 2, dtype=np.int64)
     starts[1:] = np.cumsum([len(n) for n in numbers])
     ids = tiles.astype(np.uint16, copy=False)
-    # digits (each value's length), commas and newlines
-    out = np.empty(_csv_size(ids, starts), dtype=np.uint8)
+    # digits (each value's length), commas and newlines, counted by the
+    # same kernel given no room to write
+    out = np.empty(_write_csv(ids, table, starts, np.empty(0, np.uint8)), dtype=np.uint8)
     _write_csv(ids, table, starts, out)
     return out.data
-
-
-@kernel
-def _csv_size(ids, starts):
-    # Bytes of the text _write_csv makes of ``ids``.
-    size = ids.size
-    for r in range(ids.shape[0]):
-        for c in range(ids.shape[1]):
-            v = ids[r, c]
-            size += starts[v + 1] - starts[v]
-    return size
 
 
 @kernel
 def _write_csv(ids, table, starts, out):
     # The rows of ``ids`` as decimal text into ``out``: value v's digits are
     # table[starts[v]:starts[v + 1]], a comma after each value but a row's
-    # last, which a newline follows.
+    # last, which a newline follows. With an empty ``out``, only the text's
+    # length (one kernel for both, loaded once a run).
     rows, cols = ids.shape
+    if out.size == 0:
+        size = ids.size
+        for r in range(rows):
+            for c in range(cols):
+                v = ids[r, c]
+                size += starts[v + 1] - starts[v]
+        return size
     n = 0
     for r in range(rows):
         for c in range(cols):
@@ -127,6 +125,7 @@ def _write_csv(ids, table, starts, out):
                 n += 1
             out[n] = 44 if c < cols - 1 else 10
             n += 1
+    return n
 
 
 def read_tiles_csv(path: str | os.PathLike) -> np.ndarray:
