@@ -218,23 +218,38 @@ def _surface_normals(y, gx, gz, rows, cols, cell, normals, texture, ranges, uv_r
     # (float64 until the rounding to float32): each value is the very one
     # numpy made band by band. ranges[0]: positions' min and max per
     # component (the positions _surface_band writes), ranges[1]: the
-    # normals'; uv_range: the UVs' (those of _surface_band).
+    # normals'; uv_range: the UVs' (those of _surface_band). x and u depend
+    # on the column only, z and v on the row: their ranges are taken over
+    # those (all >= +0.0, so the order they are seen in does not matter).
+    # The running ranges are local values, not the arrays, which the
+    # compiler would reload after every store into the normals.
     nx = cols.size
     last_row, last_col = y.shape[0] - 1, y.shape[1] - 1
-    for k in range(3):
-        ranges[0, 0, k] = ranges[1, 0, k] = np.inf
-        ranges[0, 1, k] = ranges[1, 1, k] = -np.inf
-    for k in range(2):
-        uv_range[0, k] = np.inf
-        uv_range[1, k] = -np.inf
-    for i in range(rows.size):
+    inf = np.float32(np.inf)
+    lo_x = lo_y = lo_z = lo_u = lo_v = lo_0 = lo_1 = lo_2 = inf
+    hi_x = hi_y = hi_z = hi_u = hi_v = hi_0 = hi_1 = hi_2 = -inf
+    for j in range(nx if rows.size else 0):
+        c = cols[j]
+        x = np.float32(c * cell)
+        lo_x, hi_x = min(lo_x, x), max(hi_x, x)
+        u = np.float32(c / last_col)
+        lo_u, hi_u = min(lo_u, u), max(hi_u, u)
+    for i in range(rows.size if nx else 0):
         r = rows[i]
         z = np.float32(r * cell)
+        lo_z, hi_z = min(lo_z, z), max(hi_z, z)
         v = np.float32(1.0 - (1.0 - r / last_row))
+        lo_v, hi_v = min(lo_v, v), max(hi_v, v)
         for j in range(nx):
             c = cols[j]
             n = i * nx + j
-            p0, p1 = np.float32(c * cell), np.float32(y[r, c])
+            p1 = np.float32(y[r, c])
+            # In the order seen, the first of equal values kept (-0.0 and
+            # 0.0 may both occur).
+            if p1 < lo_y:
+                lo_y = p1
+            if p1 > hi_y:
+                hi_y = p1
             a, b, d = 0.0 - gx[r, c], 1.0, 0.0 - gz[r, c]
             length = np.sqrt(a * a + b * b + d * d)
             a, b, d = a / length, b / length, d / length
@@ -243,23 +258,28 @@ def _surface_normals(y, gx, gz, rows, cols, cell, normals, texture, ranges, uv_r
                 scale = 1.0 / scale
             q0, q1, q2 = np.float32(a * scale), np.float32(b * scale), np.float32(d * scale)
             normals[n, 0], normals[n, 1], normals[n, 2] = q0, q1, q2
-            for k, value in ((0, p0), (1, p1), (2, z)):
-                if value < ranges[0, 0, k]:
-                    ranges[0, 0, k] = value
-                if value > ranges[0, 1, k]:
-                    ranges[0, 1, k] = value
-            for k, value in ((0, q0), (1, q1), (2, q2)):
-                if value < ranges[1, 0, k]:
-                    ranges[1, 0, k] = value
-                if value > ranges[1, 1, k]:
-                    ranges[1, 1, k] = value
-            if texture:
-                u = np.float32(c / last_col)
-                for k, value in ((0, u), (1, v)):
-                    if value < uv_range[0, k]:
-                        uv_range[0, k] = value
-                    if value > uv_range[1, k]:
-                        uv_range[1, k] = value
+            if q0 < lo_0:
+                lo_0 = q0
+            if q0 > hi_0:
+                hi_0 = q0
+            if q1 < lo_1:
+                lo_1 = q1
+            if q1 > hi_1:
+                hi_1 = q1
+            if q2 < lo_2:
+                lo_2 = q2
+            if q2 > hi_2:
+                hi_2 = q2
+    ranges[0, 0, 0], ranges[0, 0, 1], ranges[0, 0, 2] = lo_x, lo_y, lo_z
+    ranges[0, 1, 0], ranges[0, 1, 1], ranges[0, 1, 2] = hi_x, hi_y, hi_z
+    ranges[1, 0, 0], ranges[1, 0, 1], ranges[1, 0, 2] = lo_0, lo_1, lo_2
+    ranges[1, 1, 0], ranges[1, 1, 1], ranges[1, 1, 2] = hi_0, hi_1, hi_2
+    if texture:
+        uv_range[0, 0], uv_range[0, 1] = lo_u, lo_v
+        uv_range[1, 0], uv_range[1, 1] = hi_u, hi_v
+    else:
+        uv_range[0, 0] = uv_range[0, 1] = inf
+        uv_range[1, 0] = uv_range[1, 1] = -inf
 
 
 def _write_surface_bands(out: HashedFile, surface: Surface, scratch: np.ndarray, uvs: bool) -> None:
