@@ -1,5 +1,6 @@
 """PNG output: exact round trips, atomic writes, clear errors."""
 
+import hashlib
 import io
 import os
 
@@ -8,7 +9,8 @@ import pytest
 from PIL import Image
 
 from worldgen.io import atomic_output, write_grey_png
-from worldgen.io._image import png_bytes
+from worldgen.io._atomic import atomic_file, recorded_digest
+from worldgen.io._image import png_bytes, write_png, write_png_bytes
 
 
 @pytest.mark.parametrize("bits", [8, 16])
@@ -146,3 +148,98 @@ def test_png_bytes_round_trip_through_pillow_and_refuse_other_arrays():
     for array in bad:
         with pytest.raises(ValueError, match="uint8"):
             png_bytes(array)
+
+
+def _png_reference(image: np.ndarray) -> bytes:
+    """The PNG as it was first made here: each chunk joined in one string
+    (up filter, libdeflate level 1)."""
+    import struct
+    import zlib
+
+    import deflate
+
+    def chunk(kind, data):
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    wide = image.dtype == np.uint16
+    height, width = image.shape[:2]
+    flat = np.ascontiguousarray(image.astype(">u2") if wide else image).reshape(height, -1)
+    flat = flat.view(np.uint8).astype(np.int16)
+    rows = np.concatenate([np.full((height, 1), 2), np.diff(flat, axis=0, prepend=0) % 256], 1)
+    colour = {1: 0, 3: 2, 4: 6}[1 if image.ndim == 2 else image.shape[2]]
+    header = struct.pack(">IIBBBBB", width, height, 16 if wide else 8, colour, 0, 0, 0)
+    data = deflate.zlib_compress(rows.astype(np.uint8), 1)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
+    )
+
+
+def test_png_files_are_the_bytes_of_the_reference_encoding(tmp_path):
+    # write_png writes the IDAT chunk in pieces, its CRC taken on the way.
+    rng = np.random.default_rng(8)
+    images = [
+        rng.integers(0, 256, size=(37, 29, 3), dtype=np.uint8),
+        rng.integers(0, 256, size=(1, 1), dtype=np.uint8),
+        rng.integers(0, 256, size=(16, 5, 4), dtype=np.uint8),
+        rng.integers(0, 65536, size=(9, 70), dtype=np.uint16),
+    ]
+    for k, image in enumerate(images):
+        expected = _png_reference(image)
+        assert png_bytes(image) == expected
+        path = write_png(tmp_path / f"{k}.png", image)
+        assert path.read_bytes() == expected
+        assert write_png_bytes(tmp_path / f"{k}b.png", expected).read_bytes() == expected
+
+
+def test_atomic_file_writes_buffers_from_their_memory_and_keeps_their_digest(tmp_path):
+    values = np.arange(3 * 2**18, dtype=np.float32).reshape(-1, 3)  # pieces of 1 MiB, and some
+    target = tmp_path / "a.bin"
+    with atomic_file(target) as out:
+        out.write(b"head")
+        out.write(values)
+        out.write(memoryview(b"tail"))
+        with pytest.raises(ValueError, match="contiguous"):
+            out.write(values[:, 1])
+    data = target.read_bytes()
+    assert data == b"head" + values.tobytes() + b"tail"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.bin"]
+    digest = hashlib.sha256(data).hexdigest()
+    assert recorded_digest(target.stat()) == digest
+    assert recorded_digest(target.stat()) is None  # given once
+
+    with atomic_file(target) as out:
+        out.write(b"one")
+    stat = target.stat()
+    with open(target, "r+b") as handle:  # changed since: same size, later time
+        handle.write(b"two")
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert recorded_digest(target.stat()) is None
+
+
+def test_failure_inside_atomic_file_leaves_the_old_file(tmp_path):
+    target = tmp_path / "a.bin"
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError), atomic_file(target) as out:
+        out.write(b"new")
+        raise RuntimeError("stop")
+    assert [p.name for p in tmp_path.iterdir()] == ["a.bin"]
+    assert target.read_bytes() == b"old"
+
+
+@pytest.mark.parametrize("bits", [8, 16])
+def test_grey_png_is_png_bytes_of_the_rounded_values(tmp_path, bits):
+    # Quantised, filtered and split into bytes in one compiled pass: the
+    # bytes png_bytes makes of rint(values * top), halves rounded to even.
+    top = 255 if bits == 8 else 65535
+    rng = np.random.default_rng(bits)
+    values = rng.random((23, 31))
+    values[3, :9] = (np.arange(9) + 0.5) / top  # halves: to even
+    values[5] = 0.0
+    values[6] = 1.0
+    values[7, ::2] = np.nextafter(1.0, 0.0)
+    for array in (values, values.T, values[:1], values[:, :1]):
+        path = write_grey_png(tmp_path / "g.png", array, bits=bits)
+        pixels = np.rint(array * top).astype(np.uint8 if bits == 8 else np.uint16)
+        assert path.read_bytes() == png_bytes(pixels)

@@ -1,6 +1,7 @@
 """Output sets: whole sets swapped in, no mixes, no stale temporaries, own
 names per format, ``out`` checked before the work, names kept inside."""
 
+import hashlib
 import json
 import os
 import pathlib
@@ -19,6 +20,7 @@ from worldgen.io import (
     write_terrain_set,
     write_tiles,
 )
+from worldgen.io._atomic import atomic_file
 from worldgen.products import TerrainConfig
 
 SMALL = {"terrain": {"width": 24, "height": 16, "scale": 8.0}}
@@ -448,3 +450,64 @@ def test_a_lost_ctrl_c_prints_no_traceback(monkeypatch, capsys, tmp_path):
     assert capsys.readouterr().err == ""
     assert sys.unraisablehook is sys.__unraisablehook__
     assert not (tmp_path / "new").exists()
+
+
+def test_the_manifest_holds_each_file_s_digest_taken_as_written_or_read(tmp_path):
+    # Files written through atomic_file bring their digest along; one
+    # changed after it was written, and one written otherwise, are read.
+    with output_set(tmp_path, command="demo") as files:
+        for name in ("a.bin", "b.bin"):
+            with atomic_file(files.staging / name) as out:
+                out.write(np.arange(1000, dtype=np.float32))
+        (files.staging / "c.txt").write_text("c")
+        with open(files.staging / "b.bin", "r+b") as handle:
+            handle.write(b"changed")
+        written = (files.staging / "b.bin").stat()
+        os.utime(files.staging / "b.bin", ns=(written.st_atime_ns, written.st_mtime_ns + 10**6))
+    (entry,) = read_manifest(tmp_path)
+    assert sorted(entry["files"]) == ["a.bin", "b.bin", "c.txt"]
+    for rel, info in entry["files"].items():
+        data = (tmp_path / rel).read_bytes()
+        assert info == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+@pytest.mark.parametrize(("side", "rows"), [(900, 700), (2049, 40), (4100, 9)])
+def test_tilemap_picture_of_small_cells_is_each_tile_s_mean_colour(monkeypatch, side, rows):
+    # One to three pixels a cell (and every k-th cell past PREVIEW_PIXELS):
+    # each cell its tile's mean colour, as indexing the means by the ids gives.
+    import dataclasses
+
+    from worldgen.io import _mapset
+    from worldgen.products import Tileset
+
+    tileset = Tileset("blob47", 8)
+    colours = np.array([(0, 0, 128), (40, 90, 200), (230, 210, 150), (40, 160, 40)], np.uint8)
+    ids = np.random.default_rng(side).integers(0, 4 * 47, (rows, side)).astype(np.uint16)
+    layers = type("Layers", (), {"tile_ids": ids})()
+    picture = _mapset.tilemap_picture(tileset, colours, layers)
+    small = dataclasses.replace(tileset, tile_size=4)
+    image = small.draw(colours)
+    means = image.reshape(4, 4, 47, 4, 3).mean(axis=(1, 3)).reshape(-1, 3)
+    step = -(-side // _mapset.PREVIEW_PIXELS)
+    cells = np.rint(means).astype(np.uint8)[ids[::step, ::step]]
+    size = max(1, _mapset.PREVIEW_PIXELS // side)
+    expected = np.repeat(np.repeat(cells, size, axis=0), size, axis=1)
+    assert picture.dtype == np.uint8 and picture.flags.c_contiguous
+    assert np.array_equal(picture, expected)
+
+
+def test_partial_files_are_those_glob_finds():
+    # The swap lists each folder once and picks ".NAME.*.part" by name.
+    import fnmatch
+    import random
+
+    names = ["a.png", "x", "height.png", "b.c.d", "a"]
+    parts = ["a", ".", "png", "x", "part", ".part", "b", "c", "d", "", ".a", "a.png", "b.c"]
+    rng = random.Random(1)
+    for _ in range(20000):
+        entry = "".join(rng.choice(parts) for _ in range(rng.randint(1, 7)))
+        entry = ("." if rng.random() < 0.5 else "") + entry
+        entry += ".part" if rng.random() < 0.5 else ""
+        chosen = set(rng.sample(names, rng.randint(1, 3)))
+        expected = any(fnmatch.fnmatchcase(entry, f".{name}.*.part") for name in chosen)
+        assert _outset._part_of(entry, chosen) == expected, (entry, chosen)

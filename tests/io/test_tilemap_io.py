@@ -1,6 +1,7 @@
 """Tile maps as files: CSV round trips, Tiled JSON maps with their tileset image."""
 
 import base64
+import contextlib
 import gzip
 import json
 import pathlib
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from PIL import Image
 
+from worldgen.io import _tilemap
 from worldgen.io._tilemap import (
     read_tiled_json,
     read_tiles_csv,
@@ -288,14 +290,16 @@ def test_failure_while_writing_leaves_old_files_and_no_parts(tmp_path, monkeypat
     write_tiled_json(tmp_path / "w.json", TILES, colours=COLOURS)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
-    write_bytes = pathlib.Path.write_bytes
+    atomic_file = _tilemap.atomic_file
 
-    def broken_write(self, data):
-        if ".png" in self.name:  # the tileset image, after the JSON's part
-            raise OSError("disk full")
-        return write_bytes(self, data)
+    @contextlib.contextmanager
+    def broken_write(path):
+        with atomic_file(path) as out:
+            if ".png" in pathlib.Path(path).name:  # the tileset image, after the JSON's part
+                raise OSError("disk full")
+            yield out
 
-    monkeypatch.setattr(pathlib.Path, "write_bytes", broken_write)
+    monkeypatch.setattr(_tilemap, "atomic_file", broken_write)
     with pytest.raises(OSError, match="disk full"):
         write_tiled_json(tmp_path / "w.json", TILES[:2], colours=COLOURS)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
@@ -439,6 +443,30 @@ def test_tile_ids_given_are_written_and_checked(tmp_path):
     )
     assert np.array_equal(read_tiled_json(path), TILES)
     assert not np.array_equal(ids, Tileset().tile_ids(TILES))  # other masks at the border
+
+
+@pytest.mark.parametrize("encoding", ["csv", "base64"])
+def test_tile_ids_of_every_integer_type_write_the_same_map(tmp_path, encoding):
+    # uint8 and uint16 ids are checked and made global ids by a compiled
+    # pass, wider ones by numpy: the same files, the same refusals.
+    rng = np.random.default_rng(3)
+    tiles = rng.integers(0, 4, size=(40, 33))
+    ids = Tileset().tile_ids(np.pad(tiles, 1, mode="reflect"), halo=1)
+    made = []
+    for k, dtype in enumerate([np.uint16, np.int64, np.int32, np.uint32]):
+        path = write_tiled_json(
+            tmp_path / f"{k}.json", tiles.astype(np.uint8), colours=COLOURS, encoding=encoding,
+            tileset="blob47", tile_ids=ids.astype(dtype),
+        )  # fmt: skip
+        made.append(path.read_text().replace(f'"{k} classes"', "").replace(f"{k}_tileset", ""))
+        wrong = ids.astype(dtype)
+        wrong[17, 9] = (tiles[17, 9] + 1) % 4 * 47
+        with pytest.raises(ValueError, match="tile_ids are not blob47 tiles"):
+            write_tiled_json(
+                tmp_path / "x.json", tiles, colours=COLOURS, tileset="blob47", tile_ids=wrong
+            )
+    assert made[1:] == made[:1] * 3
+    assert np.array_equal(read_tiled_json(path), tiles)
 
 
 @pytest.mark.parametrize(

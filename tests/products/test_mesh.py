@@ -250,3 +250,30 @@ def test_obj_numbers_are_those_of_python_formatting():
             assert np.allclose([float(n) for n in numbers], row, rtol=1e-15, atol=0.6e-8), line
     # No negative zero from values that round to 0.
     assert _obj._rows(np.array([[-0.0, -1e-12]]), b"v ") == b"v 0.00000000 0.00000000\n"
+
+
+def test_glb_of_a_surface_below_zero_is_the_bytes_trimesh_writes(tmp_path, monkeypatch):
+    # Negative heights and zeros (-0.0 after the multiplier): the ranges in
+    # the header are taken before the bands are written, the same values.
+    monkeypatch.setattr(mesh_io, "BAND_ROWS", 4)
+    monkeypatch.setattr(Image.Image, "save", lambda image, f, **_: f.write(png_bytes(image)))
+    heights = np.random.default_rng(2).random((11, 9))
+    heights[::3, ::2] = 0.0
+    texture = np.zeros((11, 9, 3), np.uint8)
+    for options in ({"multiplier": -5.0}, {"multiplier": -5.0, "stride": 4, "cell_size": 0.3}):
+        expected = mesh_io.to_trimesh(heightfield_mesh(heights, **options), texture).export(
+            file_type="glb"
+        )
+        (path,) = write_mesh(tmp_path / "m.glb", heightfield_surface(heights, **options),
+                             texture=texture)  # fmt: skip
+        assert path.read_bytes() == expected
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 7), (9, 2), (3, 3), (31, 17)])
+@pytest.mark.parametrize("cell", [1.0, 0.3, 7.25])
+def test_surface_slopes_are_numpy_s_gradient(shape, cell):
+    # Made in one compiled pass: the very values of np.gradient.
+    heights = np.random.default_rng(shape[0] * shape[1]).random(shape)
+    surface = heightfield_surface(heights, multiplier=13.0, cell_size=cell)
+    gz, gx = np.gradient(heights * 13.0, cell)
+    assert np.array_equal(surface.gx, gx) and np.array_equal(surface.gz, gz)

@@ -245,3 +245,30 @@ def test_legend_grows_with_swatch_and_padding():
 def test_bad_legend(names, colours, kwargs, error, message):
     with pytest.raises(error, match=message):
         legend(names, colours, **kwargs)
+
+
+@pytest.mark.parametrize("wet", [True, False])
+def test_pictures_count_ordered_tops_as_the_band_search_finds_them(wet):
+    # With the band tops in order, the one-pass pictures count the tops
+    # below each height (a loop that vectorises) instead of searching: the
+    # same bands, ties and the wet cells' top included.
+    from worldgen.products import _shading
+
+    rng = np.random.default_rng(11)
+    padded = rng.random((21, 34))
+    tops = np.array([0.2, 0.35, 0.35, 0.6, 1.0])
+    padded[3, :5] = tops
+    colours = rng.integers(0, 256, (5, 3)).astype(np.float64)
+    wet_cells = rng.random((19, 32)) < 0.3 if wet else np.empty((0, 0), np.bool_)
+    biomes = rng.integers(0, 4, (19, 32)).astype(np.uint8)
+    palette = rng.integers(0, 256, (4, 3)).astype(np.uint8)
+    made = []
+    for ordered in (True, False):
+        out = [np.empty((19, 32, 3), np.uint8) for _ in range(3)]
+        _shading._pictures(
+            padded, 0.3, tops, colours, 3.0, 0.7, 0.7, 0.7, 0.7, 0.5, wet_cells, 0.35,
+            biomes, palette, 0.4, 3.0, *out, ordered,
+        )  # fmt: skip
+        made.append(out)
+    for a, b in zip(*made):
+        np.testing.assert_array_equal(a, b)

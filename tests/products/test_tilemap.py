@@ -676,6 +676,18 @@ def test_limit_steps_properties(tiles, connectivity):
         assert (np.abs(value - out.astype(np.int64))[inside] <= 1).all()
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32, np.uint64])
+def test_limit_steps_in_every_class_type(dtype):
+    # Raised in place in the classes' own type (uint64 in int64): a class
+    # of 0 beside a high one must not wrap below zero.
+    tiles = np.random.default_rng(4).integers(0, 9, size=(30, 23)).astype(dtype)
+    tiles[::4, ::3] = 0
+    for connectivity in (4, 8):
+        out = limit_steps(tiles, connectivity=connectivity)
+        assert out.dtype == dtype
+        assert np.array_equal(out, naive_steps(tiles.astype(np.int64), connectivity))
+
+
 def test_cleanup_reach_adds_up_the_steps():
     assert Cleanup().reach(8) == 8 + 1
     assert Cleanup().reach(8, steps=8) == 8 + 1 + 6

@@ -25,7 +25,8 @@ import deflate
 import numpy as np
 
 from worldgen._checks import finite_values
-from worldgen.io._atomic import atomic_output
+from worldgen._jit import kernel
+from worldgen.io._atomic import atomic_file
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Channels -> PNG colour type: grey, RGB, RGBA.
@@ -51,6 +52,13 @@ def png_bytes(image: np.ndarray, *, row_filter: str = "up") -> bytes:
         For any other array, naming its type and shape, or another
         ``row_filter``.
     """
+    return b"".join(_png_pieces(image, row_filter))
+
+
+def _png_pieces(image: np.ndarray, row_filter: str = "up") -> tuple[bytes, bytes, bytes]:
+    """The bytes of :func:`png_bytes` in three pieces: all before the
+    compressed pixels, the compressed pixels, all after them (so that the
+    big middle piece is written as it is, not copied into one string)."""
     if row_filter not in _FILTERS:
         raise ValueError(f"row_filter must be 'up' or 'none', got {row_filter!r}")
     image = np.asarray(image)
@@ -72,15 +80,29 @@ def png_bytes(image: np.ndarray, *, row_filter: str = "up") -> bytes:
         np.subtract(flat[1:], flat[:-1], out=rows[1:, 1:])
     else:
         rows[:, 1:] = flat
+    return _pieces_of_rows(rows, width, 16 if wide else 8, _COLOUR_TYPES[channels])
+
+
+def _pieces_of_rows(rows: np.ndarray, width: int, bits: int, colour_type: int):
+    """:func:`_png_pieces` of the filtered rows (each its filter byte and
+    bytes) of an image ``width`` pixels wide."""
     data = deflate.zlib_compress(rows, 1)
-    bits = 16 if wide else 8
-    header = struct.pack(">IIBBBBB", width, height, bits, _COLOUR_TYPES[channels], 0, 0, 0)
-    return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", data) + _chunk(b"IEND", b"")
+    header = struct.pack(">IIBBBBB", width, rows.shape[0], bits, colour_type, 0, 0, 0)
+    # The IDAT chunk: its length and kind, the data, then the CRC of kind
+    # and data (taken on the data where it is).
+    crc = zlib.crc32(data, zlib.crc32(b"IDAT"))
+    before = PNG_SIGNATURE + _chunk(b"IHDR", header) + struct.pack(">I", len(data)) + b"IDAT"
+    return before, data, struct.pack(">I", crc) + _chunk(b"IEND", b"")
 
 
 def write_png(path: str | os.PathLike, image: np.ndarray) -> pathlib.Path:
     """Write :func:`png_bytes` of ``image`` to ``path``, atomically."""
-    return write_png_bytes(path, png_bytes(image))
+    target = pathlib.Path(path)
+    pieces = _png_pieces(image)
+    with atomic_file(target) as out:
+        for piece in pieces:
+            out.write(piece)
+    return target
 
 
 def write_png_bytes(path: str | os.PathLike, data: bytes) -> pathlib.Path:
@@ -88,8 +110,8 @@ def write_png_bytes(path: str | os.PathLike, data: bytes) -> pathlib.Path:
     atomically: for a picture that is also embedded elsewhere (a mesh's
     texture), encoded once."""
     target = pathlib.Path(path)
-    with atomic_output(target) as tmp:
-        tmp.write_bytes(data)
+    with atomic_file(target) as out:
+        out.write(data)
     return target
 
 
@@ -130,10 +152,41 @@ def write_grey_png(path: str | os.PathLike, values: np.ndarray, *, bits: int = 8
     values = check_unit(values)
     if isinstance(bits, bool) or not isinstance(bits, int | np.integer) or bits not in (8, 16):
         raise ValueError(f"bits must be 8 or 16, got {bits!r}")
-    top = 255 if bits == 8 else 65535
-    scaled = values * top
-    pixels = np.rint(scaled, out=scaled).astype(np.uint8 if bits == 8 else np.uint16)
-    return write_png(path, pixels)
+    # The "up"-filtered rows of the quantised values (rint(values * 255) or
+    # rint(values * 65535), 16 bits big-endian) made in one compiled pass:
+    # the bytes png_bytes makes of those pixels.
+    height, width = values.shape
+    rows = np.empty((height, 1 + width * bits // 8), dtype=np.uint8)
+    _grey_rows(values, float(255 if bits == 8 else 65535), bits == 16, rows)
+    pieces = _pieces_of_rows(rows, width, bits, _COLOUR_TYPES[1])
+    del rows
+    target = pathlib.Path(path)
+    with atomic_file(target) as out:
+        for piece in pieces:
+            out.write(piece)
+    return target
+
+
+@kernel
+def _grey_rows(values, top, wide, rows):
+    # Each row: the "up" filter's byte (2), then the bytes of
+    # rint(value * top) as uint8 or big-endian uint16, less the same bytes
+    # of the row above (none above the first), modulo 256.
+    height, width = values.shape
+    previous = np.zeros(rows.shape[1], np.uint8)
+    current = np.empty(rows.shape[1], np.uint8)
+    for r in range(height):
+        rows[r, 0] = 2
+        for c in range(width):
+            if wide:
+                q = np.uint16(np.rint(values[r, c] * top))
+                current[1 + 2 * c] = np.uint8(q >> 8)
+                current[2 + 2 * c] = np.uint8(q & 0xFF)
+            else:
+                current[1 + c] = np.uint8(np.rint(values[r, c] * top))
+        for k in range(1, rows.shape[1]):
+            rows[r, k] = np.uint8(current[k] - previous[k])
+        previous, current = current, previous
 
 
 def write_rgb_png(path: str | os.PathLike, rgb: np.ndarray) -> pathlib.Path:

@@ -332,7 +332,11 @@ def tilemap_picture(tileset: Tileset, colours: np.ndarray, layers) -> np.ndarray
     means = image.reshape(rows, n, cols, n, 3).mean(axis=(1, 3)).reshape(rows * cols, 3)
     means = np.rint(means).astype(np.uint8)
     step = -(-side // PREVIEW_PIXELS)  # > 1 only past PREVIEW_PIXELS cells a side
-    cells = means[ids[::step, ::step]]
+    # Each tile's colour as one 3-byte item: np.take copies whole items, a
+    # few times faster than indexing the (N, 3) rows.
+    items = np.ascontiguousarray(means).view("V3").ravel()
+    picked = ids[::step, ::step]
+    cells = np.take(items, picked).view(np.uint8).reshape(*picked.shape, 3)
     if size == 1:
         return cells
     return np.repeat(np.repeat(cells, size, axis=0), size, axis=1)

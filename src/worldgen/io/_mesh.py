@@ -13,7 +13,7 @@ from PIL import Image
 
 from worldgen._ctrl_c import import_holding_ctrl_c
 from worldgen._jit import kernel
-from worldgen.io._atomic import atomic_output
+from worldgen.io._atomic import HashedFile, atomic_file, atomic_output
 from worldgen.io._image import png_bytes
 from worldgen.io._obj import write_obj
 from worldgen.noise._validate import check_instance
@@ -95,8 +95,8 @@ def write_mesh(
                 f"texture must be an (H, W, 3) uint8 image, got {texture.dtype} {texture.shape}"
             )
     if fmt == "glb":
-        with atomic_output(target) as tmp:
-            _write_glb(tmp, mesh, texture, texture_png)
+        with atomic_file(target) as out:
+            _write_glb(out, mesh, texture, texture_png)
         return [target]
     if fmt == "obj":
 
@@ -188,57 +188,68 @@ class _Column:
             self.high[k] = max(self.high[k], values[:, k].max())
 
 
-def _fill_columns(
-    surface: Surface, positions: _Column, normals: _Column, uvs: _Column | None
-) -> None:
-    """Fill the GLB's columns from ``surface`` in one compiled pass: the
-    float32 values of :meth:`Surface.vertices` (normals normalised again by
-    :func:`_unit`, v flipped), with their min and max, and no float64
-    copies of the mesh on the way."""
-    texture = uvs is not None
-    uv_values = uvs.values if texture else np.empty((0, 2), np.float32)
+class _Range:
+    """The min and max per component of a column written band by band."""
+
+    def __init__(self, low: np.ndarray, high: np.ndarray):
+        self.low, self.high = low, high
+
+
+def _fill_normals(surface: Surface, normals: _Column, texture: bool) -> tuple[_Range, _Range]:
+    """Fill the GLB's normals from ``surface`` in one compiled pass: the
+    float32 values of :meth:`Surface.vertices` (normalised again by
+    :func:`_unit`), with their min and max; and the min and max of its
+    positions and UVs (v flipped), which are written band by band later
+    (:func:`_write_surface_bands`) instead of being held whole."""
     uv_range = np.empty((2, 2), np.float32)
     ranges = np.empty((2, 2, 3), np.float32)
-    _surface_columns(
+    _surface_normals(
         surface.y, surface.gx, surface.gz, surface.rows, surface.cols, float(surface.cell),
-        positions.values, normals.values, uv_values, texture, ranges, uv_range,
+        normals.values, texture, ranges, uv_range,
     )  # fmt: skip
-    filled = len(surface.rows) * len(surface.cols)
-    for column, low_high in ((positions, ranges[0]), (normals, ranges[1])):
-        column.filled = filled
-        if filled:
-            column.low, column.high = low_high[0], low_high[1]
-    if texture:
-        uvs.filled = filled
-        if filled:
-            uvs.low, uvs.high = uv_range[0], uv_range[1]
+    normals.filled = len(surface.rows) * len(surface.cols)
+    normals.low, normals.high = ranges[1, 0], ranges[1, 1]
+    return _Range(ranges[0, 0], ranges[0, 1]), _Range(uv_range[0], uv_range[1])
 
 
 @kernel
-def _surface_columns(
-    y, gx, gz, rows, cols, cell, positions, normals, uvs, texture, ranges, uv_range
-):
+def _surface_normals(y, gx, gz, rows, cols, cell, normals, texture, ranges, uv_range):
     # The arithmetic of Surface.vertices, then _unit, in the same order
     # (float64 until the rounding to float32): each value is the very one
     # numpy made band by band. ranges[0]: positions' min and max per
-    # component, ranges[1]: the normals'; uv_range: the UVs'.
+    # component (the positions _surface_band writes), ranges[1]: the
+    # normals'; uv_range: the UVs' (those of _surface_band). x and u depend
+    # on the column only, z and v on the row: their ranges are taken over
+    # those (all >= +0.0, so the order they are seen in does not matter).
+    # The running ranges are local values, not the arrays, which the
+    # compiler would reload after every store into the normals.
     nx = cols.size
     last_row, last_col = y.shape[0] - 1, y.shape[1] - 1
-    for k in range(3):
-        ranges[0, 0, k] = ranges[1, 0, k] = np.inf
-        ranges[0, 1, k] = ranges[1, 1, k] = -np.inf
-    for k in range(2):
-        uv_range[0, k] = np.inf
-        uv_range[1, k] = -np.inf
-    for i in range(rows.size):
+    inf = np.float32(np.inf)
+    lo_x = lo_y = lo_z = lo_u = lo_v = lo_0 = lo_1 = lo_2 = inf
+    hi_x = hi_y = hi_z = hi_u = hi_v = hi_0 = hi_1 = hi_2 = -inf
+    for j in range(nx if rows.size else 0):
+        c = cols[j]
+        x = np.float32(c * cell)
+        lo_x, hi_x = min(lo_x, x), max(hi_x, x)
+        u = np.float32(c / last_col)
+        lo_u, hi_u = min(lo_u, u), max(hi_u, u)
+    for i in range(rows.size if nx else 0):
         r = rows[i]
         z = np.float32(r * cell)
+        lo_z, hi_z = min(lo_z, z), max(hi_z, z)
         v = np.float32(1.0 - (1.0 - r / last_row))
+        lo_v, hi_v = min(lo_v, v), max(hi_v, v)
         for j in range(nx):
             c = cols[j]
             n = i * nx + j
-            p0, p1 = np.float32(c * cell), np.float32(y[r, c])
-            positions[n, 0], positions[n, 1], positions[n, 2] = p0, p1, z
+            p1 = np.float32(y[r, c])
+            # In the order seen, the first of equal values kept (-0.0 and
+            # 0.0 may both occur).
+            if p1 < lo_y:
+                lo_y = p1
+            if p1 > hi_y:
+                hi_y = p1
             a, b, d = 0.0 - gx[r, c], 1.0, 0.0 - gz[r, c]
             length = np.sqrt(a * a + b * b + d * d)
             a, b, d = a / length, b / length, d / length
@@ -247,34 +258,75 @@ def _surface_columns(
                 scale = 1.0 / scale
             q0, q1, q2 = np.float32(a * scale), np.float32(b * scale), np.float32(d * scale)
             normals[n, 0], normals[n, 1], normals[n, 2] = q0, q1, q2
-            for k, value in ((0, p0), (1, p1), (2, z)):
-                if value < ranges[0, 0, k]:
-                    ranges[0, 0, k] = value
-                if value > ranges[0, 1, k]:
-                    ranges[0, 1, k] = value
-            for k, value in ((0, q0), (1, q1), (2, q2)):
-                if value < ranges[1, 0, k]:
-                    ranges[1, 0, k] = value
-                if value > ranges[1, 1, k]:
-                    ranges[1, 1, k] = value
-            if texture:
-                u = np.float32(c / last_col)
-                uvs[n, 0], uvs[n, 1] = u, v
-                for k, value in ((0, u), (1, v)):
-                    if value < uv_range[0, k]:
-                        uv_range[0, k] = value
-                    if value > uv_range[1, k]:
-                        uv_range[1, k] = value
+            if q0 < lo_0:
+                lo_0 = q0
+            if q0 > hi_0:
+                hi_0 = q0
+            if q1 < lo_1:
+                lo_1 = q1
+            if q1 > hi_1:
+                hi_1 = q1
+            if q2 < lo_2:
+                lo_2 = q2
+            if q2 > hi_2:
+                hi_2 = q2
+    ranges[0, 0, 0], ranges[0, 0, 1], ranges[0, 0, 2] = lo_x, lo_y, lo_z
+    ranges[0, 1, 0], ranges[0, 1, 1], ranges[0, 1, 2] = hi_x, hi_y, hi_z
+    ranges[1, 0, 0], ranges[1, 0, 1], ranges[1, 0, 2] = lo_0, lo_1, lo_2
+    ranges[1, 1, 0], ranges[1, 1, 1], ranges[1, 1, 2] = hi_0, hi_1, hi_2
+    if texture:
+        uv_range[0, 0], uv_range[0, 1] = lo_u, lo_v
+        uv_range[1, 0], uv_range[1, 1] = hi_u, hi_v
+    else:
+        uv_range[0, 0] = uv_range[0, 1] = inf
+        uv_range[1, 0] = uv_range[1, 1] = -inf
 
 
-def _write_surface_faces(out, surface: Surface) -> None:
-    """The faces of :meth:`Surface.faces` as uint32, band by band, made
-    into one buffer that every band reuses."""
+def _write_surface_bands(out: HashedFile, surface: Surface, scratch: np.ndarray, uvs: bool) -> None:
+    """The float32 positions (or, with ``uvs``, the UVs, v flipped) of
+    :meth:`Surface.vertices`, band by band, each made in ``scratch`` (bytes)
+    and written from there, so that no copy of the whole column is made."""
+    nx, ny = len(surface.cols), len(surface.rows)
+    width = 2 if uvs else 3
+    last_row, last_col = surface.y.shape[0] - 1, surface.y.shape[1] - 1
+    for r0 in range(0, ny, BAND_ROWS):
+        r1 = min(r0 + BAND_ROWS, ny)
+        band = scratch[: 4 * width * (r1 - r0) * nx].view(np.float32).reshape(-1, width)
+        _surface_band(surface.y, surface.rows, surface.cols, float(surface.cell), last_row,
+                      last_col, r0, r1, uvs, band)  # fmt: skip
+        out.write(band)
+
+
+@kernel
+def _surface_band(y, rows, cols, cell, last_row, last_col, i0, i1, uvs, out):
+    # Positions (or, with ``uvs``, UVs, v flipped) of vertex rows i0 .. i1 -
+    # 1, as _surface_normals makes them (one kernel for both, loaded once a
+    # run).
+    nx = cols.size
+    n = 0
+    for i in range(i0, i1):
+        r = rows[i]
+        if uvs:
+            v = np.float32(1.0 - (1.0 - r / last_row))
+            for j in range(nx):
+                out[n + j, 0], out[n + j, 1] = np.float32(cols[j] / last_col), v
+        else:
+            z = np.float32(r * cell)
+            for j in range(nx):
+                c = cols[j]
+                out[n + j, 0], out[n + j, 1], out[n + j, 2] = (
+                    np.float32(c * cell), np.float32(y[r, c]), z
+                )  # fmt: skip
+        n += nx
+
+
+def _write_surface_faces(out: HashedFile, surface: Surface, scratch: np.ndarray) -> None:
+    """The faces of :meth:`Surface.faces` as uint32, band by band, each
+    made in ``scratch`` (bytes) and written from there."""
     nx, last = len(surface.cols), len(surface.rows) - 1
-    buffer = np.empty(6 * BAND_ROWS * (nx - 1), np.uint32)
     for r0 in range(0, last, BAND_ROWS):
         r1 = min(r0 + BAND_ROWS, last)
-        band = buffer[: 6 * (r1 - r0) * (nx - 1)]
+        band = scratch[: 4 * 6 * (r1 - r0) * (nx - 1)].view(np.uint32)
         _surface_faces(r0, r1, nx, band)
         out.write(band)
 
@@ -292,23 +344,22 @@ def _surface_faces(r0, r1, nx, out):
             n += 6
 
 
-def _pad4(data: bytes) -> bytes:
-    return data + bytes(-len(data) % 4)
-
-
 def _write_glb(
-    path: pathlib.Path, mesh: Mesh | Surface, texture: np.ndarray | None, texture_png: bytes | None
+    out: HashedFile, mesh: Mesh | Surface, texture: np.ndarray | None, texture_png: bytes | None
 ) -> None:
     if isinstance(mesh, Mesh):
         count, faces = len(mesh.vertices), int(np.prod(mesh.faces.shape))
     else:
         count = mesh.shape[0] * mesh.shape[1]
         faces = 6 * (mesh.shape[0] - 1) * (mesh.shape[1] - 1)
-    positions, normals = _Column(count, 3), _Column(count, 3)
-    uvs = _Column(count, 2) if texture is not None else None
+    normals = _Column(count, 3)
     if isinstance(mesh, Surface):
-        _fill_columns(mesh, positions, normals, uvs)
+        positions, uvs = _fill_normals(mesh, normals, texture is not None)
+        if texture is None:
+            uvs = None
     else:
+        positions = _Column(count, 3)
+        uvs = _Column(count, 2) if texture is not None else None
         for vertices, band_normals, band_uvs in _bands(mesh):
             positions.add(vertices)
             normals.add(_unit(band_normals))
@@ -329,9 +380,10 @@ def _write_glb(
     if texture is not None:
         if texture_png is None:
             texture_png = png_bytes(np.ascontiguousarray(texture, dtype=np.uint8))
-        image = _pad4(texture_png)
+        image = texture_png
+    image_padding = bytes(-len(image) % 4)
 
-    def accessor(kind: str, column: _Column, view: int, count_first: bool = False) -> dict:
+    def accessor(kind: str, column: _Column | _Range, view: int, count_first: bool = False) -> dict:
         entry = {"componentType": _FLOAT32}
         if count_first:
             entry["count"] = count
@@ -348,7 +400,7 @@ def _write_glb(
     tree = {"scene": 0, "scenes": [{"nodes": [0]}], "asset": {
         "version": "2.0", "generator": "https://github.com/mikedh/trimesh"}}  # fmt: skip
     if uvs is not None:
-        lengths += [len(image), 8 * count]
+        lengths += [len(image) + len(image_padding), 8 * count]
         accessors.append(accessor("VEC2", uvs, 3))
         attributes["TEXCOORD_0"] = 2
         primitive["material"] = 0
@@ -377,19 +429,27 @@ def _write_glb(
     content = json.dumps(tree, separators=(",", ":"))
     content = (content + " " * (4 - (len(content) + 20) % 4)).encode("utf-8")
     total = 28 + len(content) + sum(lengths)
-    with open(path, "wb") as out:
-        out.write(np.array([_GLB_MAGIC, 2, total, len(content), _JSON_CHUNK], "<u4").tobytes())
-        out.write(content)
-        out.write(np.array([sum(lengths), _BIN_CHUNK], "<u4").tobytes())
-        # Arrays are written from their own memory (C order, native
-        # little-endian float32), not copied into bytes first.
-        if isinstance(mesh, Surface):
-            _write_surface_faces(out, mesh)
-        else:
-            for band in _face_bands(mesh):
-                out.write(np.ascontiguousarray(band, dtype="<u4"))
+    out.write(np.array([_GLB_MAGIC, 2, total, len(content), _JSON_CHUNK], "<u4").tobytes())
+    out.write(content)
+    out.write(np.array([sum(lengths), _BIN_CHUNK], "<u4").tobytes())
+    # Arrays are written from their own memory (C order, native
+    # little-endian float32), not copied into bytes first.
+    if isinstance(mesh, Surface):
+        # One scratch buffer for every band of faces, positions and UVs.
+        nx = mesh.shape[1]
+        scratch = np.empty(4 * BAND_ROWS * max(6 * (nx - 1), 3 * nx), np.uint8)
+        _write_surface_faces(out, mesh, scratch)
+        _write_surface_bands(out, mesh, scratch, uvs=False)
+        if uvs is not None:
+            out.write(image)
+            out.write(image_padding)
+            _write_surface_bands(out, mesh, scratch, uvs=True)
+    else:
+        for band in _face_bands(mesh):
+            out.write(np.ascontiguousarray(band, dtype="<u4"))
         out.write(positions.values)
         if uvs is not None:
             out.write(image)
+            out.write(image_padding)
             out.write(uvs.values)
-        out.write(normals.values)
+    out.write(normals.values)

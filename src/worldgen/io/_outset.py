@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 
 from worldgen._ctrl_c import caused_by_ctrl_c, ctrl_c_held, ctrl_c_noted
-from worldgen.io._atomic import atomic_output, keep_mode
+from worldgen.io._atomic import atomic_output, keep_mode, recorded_digest
 
 try:
     import fcntl
@@ -429,15 +429,16 @@ def _digest(path: pathlib.Path) -> str:
 
 
 def _entry(root: pathlib.Path, files: list[str], command: str, about: str) -> dict:
-    """A set's manifest entry: what made it, and each file's size and SHA-256."""
-    return {
-        "command": command,
-        "about": about,
-        "files": {
-            rel: {"bytes": (root / rel).stat().st_size, "sha256": _digest(root / rel)}
-            for rel in files
-        },
-    }
+    """A set's manifest entry: what made it, and each file's size and SHA-256
+    (taken as the file was written, if :func:`~worldgen.io._atomic.atomic_file`
+    wrote it and it is unchanged since, else read from the file)."""
+    entries = {}
+    for rel in files:
+        path = root / rel
+        written = path.stat()
+        digest = recorded_digest(written) or _digest(path)
+        entries[rel] = {"bytes": written.st_size, "sha256": digest}
+    return {"command": command, "about": about, "files": entries}
 
 
 def _commit(out: pathlib.Path, staging: pathlib.Path, command: str, about: str, name: str) -> None:
@@ -484,12 +485,20 @@ def _swap_in(out: pathlib.Path, staging: pathlib.Path, plan: dict) -> None:
             while folder != out and out in folder.parents:
                 folder.rmdir()
                 folder = folder.parent
+    # Hidden partial files (".NAME.*.part") that runs of older versions
+    # left beside them: each folder listed once, not once a file.
+    names_in: dict[pathlib.Path, set[str]] = {}
     for rel in [*plan["stale"], *plan["files"]]:
-        # Hidden partial files that runs of older versions left beside them.
         target = _inside(out, rel)
-        if target.parent.is_dir():
-            for part in target.parent.glob(f".{target.name}.*.part"):
-                part.unlink(missing_ok=True)
+        names_in.setdefault(target.parent, set()).add(target.name)
+    for folder, names in names_in.items():
+        try:
+            entries = [entry.name for entry in os.scandir(folder)]
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            if _part_of(entry, names):
+                (folder / entry).unlink(missing_ok=True)
     for rel in plan["files"]:
         source = staging / rel
         if source.exists():  # else moved before a kill
@@ -498,6 +507,15 @@ def _swap_in(out: pathlib.Path, staging: pathlib.Path, plan: dict) -> None:
             keep_mode(source, target)
             os.replace(source, target)
     _write_manifest(out, plan["sets"])
+
+
+def _part_of(entry: str, names: set[str]) -> bool:
+    """Whether ``entry`` is ``.NAME.*.part`` (as glob matches it) for one of
+    ``names``."""
+    if not (entry.startswith(".") and entry.endswith(".part")):
+        return False
+    middle = entry[1 : -len(".part")]  # NAME.*
+    return any(middle[i] == "." and middle[:i] in names for i in range(len(middle)))
 
 
 def _inside(out: pathlib.Path, rel: str) -> pathlib.Path:

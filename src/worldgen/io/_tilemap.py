@@ -25,8 +25,8 @@ from xml.etree import ElementTree
 import numpy as np
 
 from worldgen._jit import kernel
-from worldgen.io._atomic import atomic_output
-from worldgen.io._image import png_bytes
+from worldgen.io._atomic import atomic_file
+from worldgen.io._image import _png_pieces
 from worldgen.products._tilemap import check_tiles
 from worldgen.products._tileset import TILESETS, Tileset
 
@@ -76,8 +76,9 @@ def write_tiles_csv(path: str | os.PathLike, tiles: np.ndarray) -> pathlib.Path:
     """
     tiles = check_tiles(tiles)
     target = pathlib.Path(path)
-    with atomic_output(target) as tmp:
-        tmp.write_bytes(_csv_bytes(tiles))
+    text = _csv_bytes(tiles)
+    with atomic_file(target) as out:
+        out.write(text)
     return target
 
 
@@ -94,9 +95,9 @@ def _csv_bytes(tiles: np.ndarray) -> bytes | memoryview:
     starts = np.zeros(top + 2, dtype=np.int64)
     starts[1:] = np.cumsum([len(n) for n in numbers])
     ids = tiles.astype(np.uint16, copy=False)
-    # digits (each value's count times its length), commas and newlines
-    size = int(np.bincount(ids.ravel(), minlength=top + 1) @ np.diff(starts)) + ids.size
-    out = np.empty(size, dtype=np.uint8)
+    # digits (each value's length), commas and newlines, counted by the
+    # same kernel given no room to write
+    out = np.empty(_write_csv(ids, table, starts, np.empty(0, np.uint8)), dtype=np.uint8)
     _write_csv(ids, table, starts, out)
     return out.data
 
@@ -105,8 +106,16 @@ def _csv_bytes(tiles: np.ndarray) -> bytes | memoryview:
 def _write_csv(ids, table, starts, out):
     # The rows of ``ids`` as decimal text into ``out``: value v's digits are
     # table[starts[v]:starts[v + 1]], a comma after each value but a row's
-    # last, which a newline follows.
+    # last, which a newline follows. With an empty ``out``, only the text's
+    # length (one kernel for both, loaded once a run).
     rows, cols = ids.shape
+    if out.size == 0:
+        size = ids.size
+        for r in range(rows):
+            for c in range(cols):
+                v = ids[r, c]
+                size += starts[v + 1] - starts[v]
+        return size
     n = 0
     for r in range(rows):
         for c in range(cols):
@@ -116,6 +125,7 @@ def _write_csv(ids, table, starts, out):
                 n += 1
             out[n] = 44 if c < cols - 1 else 10
             n += 1
+    return n
 
 
 def read_tiles_csv(path: str | os.PathLike) -> np.ndarray:
@@ -299,15 +309,15 @@ def write_tiled_json(
     tsx_path = target.with_name(f"{target.stem}_tileset.tsx")
     if tileset == "flat":
         pixels = np.repeat(np.repeat(table[np.newaxis], size, axis=0), size, axis=1)
-        columns, rows, ids = count, 1, tiles.astype(np.int64)
+        columns, rows, gids = count, 1, tiles.ravel().astype(np.int64) + 1
         if tile_ids is not None:
             raise ValueError("tile_ids are only for a transition tileset; leave them out")
     else:
         kind = Tileset(tileset, size)
         pixels = kind.draw(table)
         columns, rows = kind.tiles_per_band, count
-        ids = _check_tile_ids(tile_ids, tiles, kind)
-    image = png_bytes(pixels)
+        gids = _tile_gids(tile_ids, tiles, kind)
+    image = _png_pieces(pixels)
 
     height, width = tiles.shape
     tiled_tileset: dict = {
@@ -331,11 +341,10 @@ def write_tiled_json(
     if tileset != "flat":
         tiled_tileset["properties"] = [{"name": TILES_PER_CLASS, "type": "int", "value": columns}]
         tiled_tileset["wangsets"] = [_wang_set(kind, table, labels)]
-    gids = ids.ravel() + 1
     if encoding == "csv":
         layer: dict = {"data": gids.tolist()}
     else:
-        packed = zlib.compress(gids.astype("<u4").tobytes())
+        packed = zlib.compress(gids.astype("<u4", copy=False))
         layer = {
             "compression": "zlib",
             "data": base64.b64encode(packed).decode(),
@@ -371,30 +380,58 @@ def write_tiled_json(
     }
     text = json.dumps(document, separators=(",", ":"))
 
-    with atomic_output(target) as tmp_json:
-        tmp_json.write_text(text)
-        with atomic_output(image_path) as tmp_png:
-            tmp_png.write_bytes(image)
+    with atomic_file(target) as out_json:
+        out_json.write(text.encode())  # ASCII: json.dumps escapes the rest
+        with atomic_file(image_path) as out_png:
+            for piece in image:
+                out_png.write(piece)
         if tileset != "flat":
-            with atomic_output(tsx_path) as tmp_tsx:
-                tmp_tsx.write_bytes(_tsx_bytes(tiled_tileset))
+            with atomic_file(tsx_path) as out_tsx:
+                out_tsx.write(_tsx_bytes(tiled_tileset))
     return target
 
 
-def _check_tile_ids(tile_ids: object, tiles: np.ndarray, kind: Tileset) -> np.ndarray:
+def _tile_gids(tile_ids: object, tiles: np.ndarray, kind: Tileset) -> np.ndarray:
+    """The layer's global tile ids, row-major: ``tile_ids`` + 1, checked to
+    be tiles of the classes in ``tiles`` (or found from ``tiles``)."""
     if tile_ids is None:
-        return kind.tile_ids(tiles).astype(np.int64)
-    ids = check_tiles(tile_ids, "tile_ids").astype(np.int64)
+        return kind.tile_ids(tiles).ravel().astype(np.int64) + 1
+    ids = check_tiles(tile_ids, "tile_ids")
     if ids.shape != tiles.shape:
         raise ValueError(
             f"tile_ids has shape {ids.shape} but tiles has {tiles.shape}; give one each"
         )
-    if not np.array_equal(ids // kind.tiles_per_band, tiles):
+    if ids.dtype.itemsize <= 2:
+        # Tile ids as make_layers gives them (uint16): checked and made
+        # global ids in one compiled pass, as uint32, the layer's type.
+        gids = np.empty(ids.size, dtype=np.uint32)
+        matches = _gids_of_tiles(ids, tiles, kind.tiles_per_band, gids)
+    else:
+        gids = ids.ravel().astype(np.int64)
+        matches = np.array_equal(gids.reshape(ids.shape) // kind.tiles_per_band, tiles)
+        gids += 1
+    if not matches:
         raise ValueError(
             f"tile_ids are not {kind.kind} tiles of the classes in tiles; "
             "make them with Tileset.tile_ids from the same tiles"
         )
-    return ids
+    return gids
+
+
+@kernel
+def _gids_of_tiles(ids, tiles, per, gids):
+    # gids = ids + 1, row-major; whether every id // per equals its class.
+    rows, cols = ids.shape
+    matches = True
+    n = 0
+    for r in range(rows):
+        for c in range(cols):
+            v = ids[r, c]
+            if v // per != tiles[r, c]:
+                matches = False
+            gids[n] = v + 1
+            n += 1
+    return matches
 
 
 def _wang_set(kind: Tileset, colours: np.ndarray, labels: list[str] | None) -> dict:

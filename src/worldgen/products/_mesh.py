@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 
 from worldgen._checks import finite_values
+from worldgen._jit import kernel
 from worldgen.noise._validate import check_bool, check_int, check_positive, check_real
 from worldgen.world._shaping import HeightCurve
 
@@ -210,10 +211,12 @@ def heightfield_surface(
             gx = (y[1:-1, 2:] - y[1:-1, :-2]) / (2.0 * cell)
             gz = (y[2:, 1:-1] - y[:-2, 1:-1]) / (2.0 * cell)
             y = y[1:-1, 1:-1]
+            within = _within(gx, 1e150) and _within(gz, 1e150)
         else:
-            gz, gx = np.gradient(y, cell)
+            gx, gz = np.empty_like(y), np.empty_like(y)
+            within = _gradients(y, cell, 1e150, gx, gz)
     # Slopes beyond 1e150 would overflow the normals' squares.
-    if not (_within(gx, 1e150) and _within(gz, 1e150)):
+    if not within:
         raise ValueError(
             f"heights * multiplier / cell_size give slopes beyond 1e150 (multiplier="
             f"{multiplier!r}, cell_size={cell!r}); lower the multiplier or raise cell_size"
@@ -221,6 +224,32 @@ def heightfield_surface(
     rows = _lod_indices(y.shape[0], stride)
     cols = _lod_indices(y.shape[1], stride)
     return Surface(y, gx, gz, rows, cols, cell)
+
+
+@kernel
+def _gradients(y, cell, bound, gx, gz):
+    # np.gradient(y, cell) (gz along rows, gx along columns: central
+    # differences inside, one-sided at the edges, the same arithmetic) in
+    # one pass of rows, each in loops without branches, which vectorise;
+    # whether every slope lies within +-bound (False for NaN).
+    rows, cols = y.shape
+    twice = 2.0 * cell
+    within = True
+    for r in range(rows):
+        up, down = max(r - 1, 0), min(r + 1, rows - 1)
+        across = twice if 0 < r < rows - 1 else cell
+        row, row_x, row_z = y[r], gx[r], gz[r]
+        above, below = y[up], y[down]
+        row_x[0] = (row[1] - row[0]) / cell
+        for c in range(1, cols - 1):
+            row_x[c] = (row[c + 1] - row[c - 1]) / twice
+        row_x[cols - 1] = (row[cols - 1] - row[cols - 2]) / cell
+        for c in range(cols):
+            row_z[c] = (below[c] - above[c]) / across
+        for c in range(cols):
+            if not (-bound <= row_x[c] <= bound and -bound <= row_z[c] <= bound):
+                within = False
+    return within
 
 
 def _within(values: np.ndarray, bound: float) -> bool:

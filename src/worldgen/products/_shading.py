@@ -313,25 +313,70 @@ def _shaded_bands(
 @kernel
 def _pictures(
     padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_alt, strength, wet, wet_top,
-    biomes, palette, biome_strength, normal_strength, colour, shaded_biomes, normal,
+    biomes, palette, biome_strength, normal_strength, colour, shaded_biomes, normal, ordered,
 ):  # fmt: skip
     # In one pass, of the inner cells of ``padded``: the colour of
     # _shaded_bands, the biome colours shaded by the same hillshade
     # (apply_shade at ``biome_strength``) and normal_map(padded,
     # strength=normal_strength) of the heights as they are, each the same
     # arithmetic in the same order as those functions.
+    # Each row in loops of their own: the band search, which does not
+    # vectorise, apart from the shading and rounding of both pictures,
+    # which do (gathering each cell's band and biome colour).
     rows, cols = colour.shape[0], colour.shape[1]
     shades = np.empty(cols)
+    band = np.empty(cols, np.int64)
     for r in range(rows):
         above, middle, below = padded[r], padded[r + 1], padded[r + 2]
         _shade_row(above, middle, below, sea, z, sin_alt, sin_az, cos_az, cos_alt, shades)
         _normal_row(above, middle, below, -normal_strength, normal[r])
+        if ordered:
+            # Tops in order: the band is the count of tops (but the last)
+            # below the height, a loop without branches that vectorises.
+            if wet.shape[0] > 0:
+                for c in range(cols):
+                    height = middle[c + 1]
+                    if wet[r, c] and height > wet_top:
+                        height = wet_top
+                    band[c] = _tops_below(tops, height)
+            else:
+                for c in range(cols):
+                    band[c] = _tops_below(tops, middle[c + 1])
+        else:
+            for c in range(cols):
+                band[c] = _band_of(middle, r, c, tops, wet, wet_top)
+        row_colour, row_biomes, row_ids = colour[r], shaded_biomes[r], biomes[r]
         for c in range(cols):
-            _band_colour(middle, r, c, tops, colours, strength, shades[c], wet, wet_top, colour)
-            factor = (1.0 - biome_strength) + biome_strength * shades[c]
-            b = biomes[r, c]
+            factor = (1.0 - strength) + strength * shades[c]
+            k = band[c]
             for ch in range(3):
-                shaded_biomes[r, c, ch] = np.uint8(np.rint(palette[b, ch] * factor))
+                row_colour[c, ch] = np.uint8(np.rint(colours[k, ch] * factor))
+            factor = (1.0 - biome_strength) + biome_strength * shades[c]
+            b = row_ids[c]
+            for ch in range(3):
+                row_biomes[c, ch] = np.uint8(np.rint(palette[b, ch] * factor))
+
+
+@kernel
+def _tops_below(tops, height):
+    # How many of tops[:-1] lie below height: with the tops in order, the
+    # band _band_of finds.
+    k = 0
+    for j in range(tops.size - 1):
+        k += tops[j] < height
+    return k
+
+
+@kernel
+def _band_of(middle, r, c, tops, wet, wet_top):
+    # The band of inner cell (r, c) as _band_colour finds it.
+    height = middle[c + 1]
+    if wet.shape[0] > 0 and wet[r, c] and height > wet_top:
+        height = wet_top
+    k = 0
+    while k < tops.size - 1 and tops[k] < height:
+        k += 1
+    return k
 
 
 @kernel
@@ -383,6 +428,7 @@ def shaded_pictures(
         float(np.sin(az)), float(np.cos(az)), float(np.cos(alt)), float(strength), wet,
         float(wet_top), np.ascontiguousarray(biomes), np.ascontiguousarray(palette, np.uint8),
         float(biome_strength), float(normal_strength), colour, shaded, normal,
+        bool(np.all(tops[1:] >= tops[:-1])),
     )  # fmt: skip
     return colour, shaded, normal
 

@@ -115,30 +115,33 @@ def _thin_water_kernel(tiles, wet, fill, passes, offsets):
     # Simultaneous passes until a fixed point, or ``passes`` of them when
     # ``passes >= 0``. Each pass only re-examines the water cells next to a
     # cell converted by the pass before, since no other cell's neighbourhood
-    # changed; ``fill < 0`` means "smallest trigger".
+    # changed; ``fill < 0`` means "smallest trigger". Cells are kept as
+    # (row, column) pairs, not flat indices (whose division was most of the
+    # kernel's time).
     height, width = tiles.shape
     out = tiles.copy()
     wet = wet.copy()
-    size = height * width
-    candidates = np.empty(size, np.int64)
-    queued = np.zeros(size, np.bool_)
     count = 0
-    for index in range(size):
-        if wet[index // width, index % width]:
-            candidates[count] = index
-            queued[index] = True
-            count += 1
-    converted = np.empty(size, np.int64)
-    values = np.empty(size, np.int64)
+    for y in range(height):
+        for x in range(width):
+            count += wet[y, x]
+    candidates = np.empty((count, 2), np.int32)
+    queued = wet.copy()
+    count = 0
+    for y in range(height):
+        for x in range(width):
+            if wet[y, x]:
+                candidates[count, 0], candidates[count, 1] = y, x
+                count += 1
+    converted = np.empty((count, 2), np.int32)
+    values = np.empty(count, np.int64)
     done_passes = 0
     while count > 0 and (passes < 0 or done_passes < passes):
         done_passes += 1
         done = 0
         for k in range(count):
-            index = candidates[k]
-            queued[index] = False
-            y = index // width
-            x = index % width
+            y, x = candidates[k, 0], candidates[k, 1]
+            queued[y, x] = False
             best = -1
             if 0 < x < width - 1 and not wet[y, x - 1] and not wet[y, x + 1]:
                 best = min(np.int64(out[y, x - 1]), np.int64(out[y, x + 1]))
@@ -146,26 +149,23 @@ def _thin_water_kernel(tiles, wet, fill, passes, offsets):
                 pair = min(np.int64(out[y - 1, x]), np.int64(out[y + 1, x]))
                 best = pair if best < 0 else min(best, pair)
             if best >= 0:
-                converted[done] = index
+                converted[done, 0], converted[done, 1] = y, x
                 values[done] = fill if fill >= 0 else best
                 done += 1
         for k in range(done):
-            index = converted[k]
-            out[index // width, index % width] = values[k]
-            wet[index // width, index % width] = False
+            y, x = converted[k, 0], converted[k, 1]
+            out[y, x] = values[k]
+            wet[y, x] = False
         count = 0
         for k in range(done):
-            y = converted[k] // width
-            x = converted[k] % width
+            y, x = converted[k, 0], converted[k, 1]
             for d in range(4):
                 yy = y + offsets[d, 0]
                 xx = x + offsets[d, 1]
-                if 0 <= yy < height and 0 <= xx < width and wet[yy, xx]:
-                    neighbour = yy * width + xx
-                    if not queued[neighbour]:
-                        queued[neighbour] = True
-                        candidates[count] = neighbour
-                        count += 1
+                if 0 <= yy < height and 0 <= xx < width and wet[yy, xx] and not queued[yy, xx]:
+                    queued[yy, xx] = True
+                    candidates[count, 0], candidates[count, 1] = yy, xx
+                    count += 1
     return out
 
 
@@ -274,65 +274,111 @@ def _masks4_kernel(tiles, outside, at_least):
 
 
 @kernel
+def _mask8(tiles, y, x, outside, at_least):
+    # The 8-neighbour mask of cell (y, x), anywhere on the map.
+    n = _same(tiles, y, x, -1, 0, outside, at_least)
+    e = _same(tiles, y, x, 0, 1, outside, at_least)
+    s = _same(tiles, y, x, 1, 0, outside, at_least)
+    w = _same(tiles, y, x, 0, -1, outside, at_least)
+    bits = 0
+    if n and w and _same(tiles, y, x, -1, -1, outside, at_least):
+        bits |= 1
+    if n:
+        bits |= 2
+    if n and e and _same(tiles, y, x, -1, 1, outside, at_least):
+        bits |= 4
+    if w:
+        bits |= 8
+    if e:
+        bits |= 16
+    if s and w and _same(tiles, y, x, 1, -1, outside, at_least):
+        bits |= 32
+    if s:
+        bits |= 64
+    if s and e and _same(tiles, y, x, 1, 1, outside, at_least):
+        bits |= 128
+    return bits
+
+
+@kernel
+def _inner_masks8(above, row, below, at_least, out):
+    # The masks of a row's cells that have all eight neighbours (x = 1 ..
+    # W - 2 of an inner row), without bounds checks or branches, so that
+    # the loop vectorises: the bits of _mask8.
+    for x in range(1, row.size - 1):
+        v = row[x]
+        if at_least:
+            nw, n, ne = above[x - 1] >= v, above[x] >= v, above[x + 1] >= v
+            w, e = row[x - 1] >= v, row[x + 1] >= v
+            sw, s, se = below[x - 1] >= v, below[x] >= v, below[x + 1] >= v
+        else:
+            nw, n, ne = above[x - 1] == v, above[x] == v, above[x + 1] == v
+            w, e = row[x - 1] == v, row[x + 1] == v
+            sw, s, se = below[x - 1] == v, below[x] == v, below[x + 1] == v
+        out[x] = np.uint8(
+            (n & w & nw) * 1 + n * 2 + (n & e & ne) * 4 + w * 8 + e * 16
+            + (s & w & sw) * 32 + s * 64 + (s & e & se) * 128
+        )  # fmt: skip
+
+
+@kernel
 def _masks8_kernel(tiles, outside, at_least):
     height, width = tiles.shape
     out = np.zeros((height, width), np.uint8)
     for y in range(height):
-        for x in range(width):
-            n = _same(tiles, y, x, -1, 0, outside, at_least)
-            e = _same(tiles, y, x, 0, 1, outside, at_least)
-            s = _same(tiles, y, x, 1, 0, outside, at_least)
-            w = _same(tiles, y, x, 0, -1, outside, at_least)
-            bits = 0
-            if n and w and _same(tiles, y, x, -1, -1, outside, at_least):
-                bits |= 1
-            if n:
-                bits |= 2
-            if n and e and _same(tiles, y, x, -1, 1, outside, at_least):
-                bits |= 4
-            if w:
-                bits |= 8
-            if e:
-                bits |= 16
-            if s and w and _same(tiles, y, x, 1, -1, outside, at_least):
-                bits |= 32
-            if s:
-                bits |= 64
-            if s and e and _same(tiles, y, x, 1, 1, outside, at_least):
-                bits |= 128
-            out[y, x] = bits
+        if 0 < y < height - 1 and width > 2:
+            _inner_masks8(tiles[y - 1], tiles[y], tiles[y + 1], at_least, out[y])
+            out[y, 0] = _mask8(tiles, y, 0, outside, at_least)
+            out[y, width - 1] = _mask8(tiles, y, width - 1, outside, at_least)
+        else:
+            for x in range(width):
+                out[y, x] = _mask8(tiles, y, x, outside, at_least)
     return out
 
 
 @kernel
-def _steps_kernel(tiles, offsets):
+def _steps_kernel(out, diagonal):
     # max(tiles[q] - d(p, q)) over every cell q, with d the step distance of
-    # ``offsets`` (the four edge neighbours: city block; all eight:
-    # chessboard): the fixed point of simultaneous passes of "rise to one
+    # the four edge neighbours (city block) or, with ``diagonal``, all eight
+    # (chessboard): the fixed point of simultaneous passes of "rise to one
     # below your highest neighbour", reached in two raster passes. A
     # shortest path from q to p can take its steps from the neighbours
     # before a cell in raster order first, then those after it, so the
     # forward pass carries every value along the first part and the
     # backward pass along the rest (the chamfer distance transform's two
-    # passes, which are exact for these distances).
-    height, width = tiles.shape
-    out = tiles.astype(np.int64)
+    # passes, which are exact for these distances). In place, in the
+    # classes' own type: values only rise, and ``out[...] - 1`` is taken in
+    # int64.
+    #
+    # Each row of a pass in two steps: from the row before it (above in the
+    # forward pass, below in the backward one, finished already), in loops
+    # that vectorise; then along the row from the neighbour before it
+    # (left, or right), which depends on the cell before and is a scan.
+    height, width = out.shape
+    best = np.empty(width, np.int64)
     for backward in (False, True):
         for i in range(height):
             y = height - 1 - i if backward else i
-            for j in range(width):
-                x = width - 1 - j if backward else j
-                best = out[y, x]
-                for k in range(offsets.shape[0]):
-                    dy, dx = offsets[k, 0], offsets[k, 1]
-                    before = dy < 0 or (dy == 0 and dx < 0)
-                    if before == backward:
-                        continue
-                    yy, xx = y + dy, x + dx
-                    if 0 <= yy < height and 0 <= xx < width and out[yy, xx] - 1 > best:
-                        best = out[yy, xx] - 1
-                out[y, x] = best
-    return out
+            row = out[y]
+            for x in range(width):
+                best[x] = row[x]
+            if i > 0:
+                near = out[y + 1] if backward else out[y - 1]
+                for x in range(width):
+                    best[x] = max(best[x], np.int64(near[x]) - 1)
+                if diagonal:
+                    for x in range(1, width):
+                        best[x] = max(best[x], np.int64(near[x - 1]) - 1)
+                    for x in range(width - 1):
+                        best[x] = max(best[x], np.int64(near[x + 1]) - 1)
+            if backward:
+                row[width - 1] = best[width - 1]
+                for x in range(width - 2, -1, -1):
+                    row[x] = max(best[x], np.int64(row[x + 1]) - 1)
+            else:
+                row[0] = best[0]
+                for x in range(1, width):
+                    row[x] = max(best[x], np.int64(row[x - 1]) - 1)
 
 
 # ---------------------------------------------------------------- public API
@@ -669,7 +715,10 @@ def limit_steps(tiles: np.ndarray, *, connectivity: int = 8) -> np.ndarray:
     """
     tiles = check_tiles(tiles)
     connectivity = _check_connectivity(connectivity)
-    return _steps_kernel(tiles, _NEIGHBOURS[:connectivity]).astype(tiles.dtype)
+    # uint64 in int64, as numba would take ``out[...] - 1`` of uint64 in floats.
+    out = tiles.astype(np.int64 if tiles.dtype == np.uint64 else tiles.dtype)
+    _steps_kernel(out, connectivity == 8)
+    return out.astype(tiles.dtype, copy=False)
 
 
 @dataclasses.dataclass(frozen=True)
