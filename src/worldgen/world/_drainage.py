@@ -296,7 +296,7 @@ def solve(config: WorldConfig, region: Region) -> Drainage:
         steps=EVOLUTION_STEPS,
         epsilon=EPSILON,
     )
-    order = np.argsort(-routing, axis=None, kind="stable")
+    order = descending_order(routing)
     cell_area = float(step) * float(step)
     runoff = rain * (cell_area / 1000.0 / SECONDS_A_YEAR)
     receiver, area, discharge, donor, river = _network(
@@ -550,6 +550,62 @@ def _jitter(seed, cols, rows, step, i0, j0, amount, px, py):
             j = j0 + r
             px[r, c] = cols[c] + step * amount * (2.0 * uniform3(seed, i, j, 0) - 1.0)
             py[r, c] = rows[r] + step * amount * (2.0 * uniform3(seed, i, j, 1) - 1.0)
+
+
+def descending_order(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(-values, axis=None, kind="stable")`` of finite float64
+    ``values`` (the same indices, int64), by a radix sort: about half the
+    time of numpy's merge sort on a region's samples."""
+    order = np.empty(values.size, np.int64)
+    _descending(np.ascontiguousarray(values, dtype=np.float64).ravel(), order)
+    return order
+
+
+@kernel
+def _descending(values, order):
+    # A stable sort, least significant byte first, of 64-bit keys whose
+    # unsigned order is the order of -values: the bits of a float with the
+    # sign bit set if it is positive, all bits flipped if negative; -0.0 is
+    # first made 0.0 (numpy's comparisons find them equal, so their order
+    # is the indices'). One pass counts every byte's values; a byte that
+    # every key shares is skipped.
+    n = values.size
+    keys = np.empty(n, np.uint64)
+    negated = keys.view(np.float64)
+    for i in range(n):
+        negated[i] = -values[i] + 0.0  # -0.0 + 0.0 is 0.0
+    sign = np.uint64(1) << np.uint64(63)
+    count = np.zeros((8, 256), np.int64)
+    for i in range(n):
+        b = keys[i]
+        k = ~b if b & sign else b | sign
+        keys[i] = k
+        for d in range(8):
+            count[d, (k >> np.uint64(8 * d)) & np.uint64(255)] += 1
+    index = np.empty(n, np.int64)
+    for i in range(n):
+        index[i] = i
+    other_keys = np.empty(n, np.uint64)
+    other_index = np.empty(n, np.int64)
+    for d in range(8):
+        s = np.uint64(8 * d)
+        if n == 0 or count[d, (keys[0] >> s) & np.uint64(255)] == n:
+            continue
+        total = 0
+        for b in range(256):
+            c = count[d, b]
+            count[d, b] = total
+            total += c
+        for i in range(n):
+            k = keys[i]
+            digit = (k >> s) & np.uint64(255)
+            at = count[d, digit]
+            count[d, digit] = at + 1
+            other_keys[at] = k
+            other_index[at] = index[i]
+        keys, other_keys = other_keys, keys
+        index, other_index = other_index, index
+    order[:] = index
 
 
 @kernel

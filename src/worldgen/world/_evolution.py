@@ -162,18 +162,24 @@ def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, receiver, 
     fix = fixed.ravel()
     up = uplift.ravel()
     count = active.size
-    length = np.ones(n)
-    area = np.zeros(n)
+    diagonal_to = np.zeros(n, np.bool_)  # whether a node's receiver is diagonal
     first = np.full_like(receiver, -1)  # donors as linked lists
     after = np.full_like(receiver, -1)
     stack = np.empty_like(receiver)
+    # By position in the stack: where the entry's receiver is in it, the
+    # entry's area (a whole number of nodes, summed exactly in integers)
+    # and its new height. The walks below then read the receiver's area
+    # and height from a position that only moves forward, not from a node
+    # anywhere in the region.
+    below = np.empty_like(receiver)
+    area = np.empty(n, receiver.dtype)
+    new = np.empty(n)
     root = np.zeros(n, np.bool_)
     diagonal = math.sqrt(2.0)
-    # An active node's area is a whole number of nodes, at most ``count``:
-    # A^m is read from a table (the same pow, once per area, not per step).
-    power = np.empty(count + 1)
-    for a in range(count + 1):
-        power[a] = float(a) ** m
+    # An active node's area is at most ``count`` nodes: A^m is read from a
+    # table, each entry the pow of its area made the first time an area
+    # needs it (a few thousand areas occur, of up to ``count``).
+    power = np.full(count + 1, -1.0)
     # Neighbours as offsets into the flat array: no active node is on the
     # border (the border is fixed), so every neighbour exists.
     delta = np.empty(8, np.int64)
@@ -187,7 +193,7 @@ def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, receiver, 
             hp = flat[p]
             best = 0.0
             to = -1
-            d = 1.0
+            d = False
             for k in range(8):
                 q = p + delta[k]
                 if (k & 1) == 0:
@@ -195,15 +201,15 @@ def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, receiver, 
                     if drop > best:
                         best = drop
                         to = q
-                        d = 1.0
+                        d = False
                 else:
                     drop = (hp - flat[q]) / diagonal
                     if drop > best:
                         best = drop
                         to = q
-                        d = diagonal
+                        d = True
             if to >= 0:
-                length[p] = d
+                diagonal_to[p] = d
             receiver[p] = to
         # Roots first, then donors breadth first.
         top = 0
@@ -230,23 +236,32 @@ def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, receiver, 
         head = 0
         while head < top:
             p = stack[head]
-            head += 1
-            area[p] = 1.0
+            area[head] = 1
             q = first[p]
             while q >= 0:
                 stack[top] = q
+                below[top] = head
                 top += 1
                 q = after[q]
+            head += 1
         for t in range(top - 1, roots - 1, -1):
-            p = stack[t]
-            area[receiver[p]] += area[p]
+            area[below[t]] += area[t]
         # Implicit stream power, receivers before donors.
+        for t in range(roots):
+            new[t] = flat[stack[t]]
         for t in range(roots, top):
             p = stack[t]
-            r = receiver[p]
-            f = erodibility * power[int(area[p])] / length[p]
-            v = (flat[p] + up[p] + f * flat[r]) / (1.0 + f)
-            floor = flat[r] + epsilon
-            flat[p] = v if v > floor else floor
+            a = area[t]
+            pw = power[a]
+            if pw < 0.0:
+                pw = float(a) ** m
+                power[a] = pw
+            f = erodibility * pw / (diagonal if diagonal_to[p] else 1.0)
+            hr = new[below[t]]
+            v = (flat[p] + up[p] + f * hr) / (1.0 + f)
+            floor = hr + epsilon
+            v = v if v > floor else floor
+            new[t] = v
+            flat[p] = v
         for t in range(roots):
             root[stack[t]] = False
