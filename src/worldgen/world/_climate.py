@@ -159,4 +159,5 @@ def rainfall(config: WorldConfig, cols: np.ndarray, rows: np.ndarray, step: int)
     gx = (fx + np.arange(int(ix.max()) + 1, dtype=np.float64)) * g
     gy = (fy + np.arange(int(iy.max()) + 1, dtype=np.float64)) * g
     values = _rain_grid(config, gx, gy, g)
-    return np.maximum(interpolate(values, ix, wx, iy, wy), RAIN_MIN)
+    rain = interpolate(values, ix, wx, iy, wy)
+    return np.maximum(rain, RAIN_MIN, out=rain)

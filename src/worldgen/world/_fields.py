@@ -342,5 +342,6 @@ def elevation(config: WorldConfig, window: Window) -> np.ndarray:
     # strip only: a dozen float64 arrays of the whole window otherwise.
     out = np.empty(window.shape)
     for rows, strip in _strips(window):
-        out[rows] = _elevation.elevation(config, strip)
+        # Each strip's heights made in their rows of ``out`` (contiguous).
+        _elevation.elevation(config, strip, out=out[rows])
     return out
