@@ -159,15 +159,16 @@ def _merged(config: WorldConfig, bi: np.ndarray, bj: np.ndarray) -> np.ndarray:
     return _continents._merges(seed, bi, bj)
 
 
-def _members(config: WorldConfig, window: Window, region: Region) -> np.ndarray:
+def _members(config: WorldConfig, window: Window, region: Region, warp: tuple = ()) -> np.ndarray:
     """Which samples of ``window`` lie in ``region`` (by their warped
-    position, as the continents place them)."""
+    position, as the continents place them); ``warp``: the warp noises'
+    values at the samples (flat, as the relief of ``window`` has them),
+    made here if not given."""
     cols, rows = sample_axes(window)
     step = float(window.step)
-    wx, wy = (
-        _continents.WARP * n.grid(config.seed, cols, rows, step)
-        for n in _continents.warp_noises(config)
-    )
+    if not warp:
+        warp = tuple(n.grid(config.seed, cols, rows, step) for n in _continents.warp_noises(config))
+    wx, wy = (_continents.WARP * w.reshape(window.shape) for w in warp)
     size = float(config.continent_size)
     x = cols[None, :] / size + wx
     y = rows[:, None] / size + wy
@@ -266,8 +267,11 @@ def solve(config: WorldConfig, region: Region) -> Drainage:
     array; :func:`network` keeps what windows need."""
     window = region.window(config)
     step = window.step
-    ground = _elevation.elevation(config, window)
-    outside = ~_members(config, window, region)
+    # The relief's warp is the one the samples' regions are found with.
+    made = _elevation.relief(config, window, uplift_everywhere=False)
+    ground = made.elevation.reshape(window.shape)
+    outside = ~_members(config, window, region, made.warp)
+    del made
     # The solve needs the land and a few samples of sea round it (rivers are
     # followed SEA_STEPS samples out): the rest is ocean, an outlet anyway.
     land = (ground >= 0.0) & ~outside

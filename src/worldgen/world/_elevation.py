@@ -252,6 +252,7 @@ class Relief:
     ridge: np.ndarray  # the ridged noise (its mean where no belt needs it)
     height: float  # metres of the highest ranges (M)
     land: np.ndarray  # bool: the land factor may be above 0 (the ridge is right)
+    warp: tuple[np.ndarray, np.ndarray] = ()  # the lattice's warp noises (unscaled)
 
     @property
     def mountains(self) -> np.ndarray:
@@ -333,7 +334,7 @@ def _relief(
         c, uplift, ridge, hills, hilly, float(metres[0]), knots, changes, sigma, _RAMP, tab_e,
         tab_l, mountains, HILLS * config.relief, out,
     )  # fmt: skip
-    return Relief(out, c, uplift, ridge, mountains, land)
+    return Relief(out, c, uplift, ridge, mountains, land, warp)
 
 
 @kernel
