@@ -621,3 +621,29 @@ def test_bad_input_names_the_parameter():
         world_fields(WORLD, (0, 0, 4, 4))
     with pytest.raises(ValueError, match="elevation"):
         world_fields(WORLD, Window(0, 0, 4, 4), elevation=np.zeros((3, 3)))
+
+
+def test_temperature_of_a_grid_is_the_expression_of_arrays():
+    """The one-pass temperature of a window's grid equals the numpy
+    expression it stands for, bit for bit (signed zeros and NaN too)."""
+    from worldgen.world import _climate
+
+    rng = np.random.default_rng(7)
+    elevation = rng.normal(0.0, 500.0, (23, 31))
+    elevation[0, :4] = [0.0, -0.0, np.nan, 1e-300]
+    noise = rng.normal(0.0, 0.5, elevation.shape)
+    rows = (np.arange(23) * 4096.0 - 40000.0)[:, None]
+    config = WorldConfig(seed=1, temperature=0.0)
+    start = config.temperature + _climate.LATITUDE_SWING * np.sin(
+        2.0 * np.pi * rows / config.latitude_period
+    )
+    expected = (
+        start
+        - config.lapse_rate * np.maximum(elevation, 0.0)
+        + _climate.TEMPERATURE_NOISE * noise
+    )
+    made = _climate.temperature(config, elevation, rows, noise)
+    assert made.tobytes() == expected.tobytes()
+    # Other shapes take the expression itself.
+    point = _climate.temperature(config, elevation[1], rows[1], noise[1])
+    assert point.tobytes() == expected[1].tobytes()

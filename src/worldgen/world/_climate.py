@@ -62,12 +62,35 @@ def temperature(
     """Degrees Celsius at cells with these elevations, row positions (cells,
     broadcastable) and temperature noise values."""
     band = LATITUDE_SWING * np.sin(2.0 * np.pi * rows / config.latitude_period)
-    return (
-        config.temperature
-        + band
-        - config.lapse_rate * np.maximum(elevation, 0.0)
-        + TEMPERATURE_NOISE * noise
-    )
+    start = config.temperature + band
+    if (
+        isinstance(elevation, np.ndarray)
+        and isinstance(noise, np.ndarray)
+        and elevation.ndim == 2
+        and elevation.dtype == noise.dtype == np.float64
+        and noise.shape == elevation.shape
+        and np.shape(start) == (elevation.shape[0], 1)
+    ):
+        # A window's grid (rows down the first axis): one pass, the same
+        # operations in the same order as the expression below.
+        out = np.empty(elevation.shape)
+        _temperature(
+            np.ascontiguousarray(start[:, 0], dtype=np.float64), elevation, noise,
+            config.lapse_rate, out,
+        )  # fmt: skip
+        return out
+    return start - config.lapse_rate * np.maximum(elevation, 0.0) + TEMPERATURE_NOISE * noise
+
+
+@kernel
+def _temperature(start, elevation, noise, lapse_rate, out):
+    # start[r] - lapse_rate * max(e, 0) + TEMPERATURE_NOISE * n, with
+    # np.maximum's max (0 for -0.0, NaN for NaN).
+    for r in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            e = elevation[r, c]
+            high = e if (e > 0.0 or e != e) else 0.0
+            out[r, c] = (start[r] - lapse_rate * high) + TEMPERATURE_NOISE * noise[r, c]
 
 
 def rain_spacing(config: WorldConfig, step: int) -> int:

@@ -727,15 +727,11 @@ def _segments(px, py, receiver, donor, surface, discharge, area, river) -> Segme
     starts = np.flatnonzero(flat_river & (recv >= 0))
     points = np.empty((starts.size, PIECES + 1, 2))
     ends = np.empty((starts.size, 2))
-    _curves(px.ravel(), py.ravel(), recv, donor, starts, PIECES, points)
+    box = np.empty((starts.size, 4))
+    _curves(px.ravel(), py.ravel(), recv, donor, starts, PIECES, points, box)
     ends[:, 0] = surface[starts]
     ends[:, 1] = surface[recv[starts]]
     q = discharge.ravel()[starts]
-    box = np.empty((starts.size, 4))
-    box[:, 0] = points[:, :, 0].min(axis=1)
-    box[:, 1] = points[:, :, 1].min(axis=1)
-    box[:, 2] = points[:, :, 0].max(axis=1)
-    box[:, 3] = points[:, :, 1].max(axis=1)
     # By their northern edge, so a window finds its rows by bisection.
     order = np.argsort(box[:, 1], kind="stable")
     return Segments(
@@ -745,10 +741,10 @@ def _segments(px, py, receiver, donor, surface, discharge, area, river) -> Segme
 
 
 @kernel
-def _curves(px, py, receiver, donor, starts, pieces, out):
+def _curves(px, py, receiver, donor, starts, pieces, out, box):
     # Catmull-Rom from P1 (the sample) to P2 (its receiver), through P0
     # (its main tributary, or P1 mirrored) and P3 (the receiver's
-    # receiver, or P2 mirrored).
+    # receiver, or P2 mirrored); the box (x0, y0, x1, y1) around its points.
     for s in range(starts.size):
         p1 = starts[s]
         p2 = receiver[p1]
@@ -775,3 +771,13 @@ def _curves(px, py, receiver, donor, starts, pieces, out):
                 2.0 * y1 + (y2 - y0) * t + (2.0 * y0 - 5.0 * y1 + 4.0 * y2 - y3) * t2
                 + (3.0 * y1 - y0 - 3.0 * y2 + y3) * t3
             )  # fmt: skip
+        # (Where a bound is 0.0 and -0.0 both, either is the bound: boxes
+        # are only compared.)
+        x_lo = x_hi = out[s, 0, 0]
+        y_lo = y_hi = out[s, 0, 1]
+        for k in range(1, pieces + 1):
+            x_lo = min(x_lo, out[s, k, 0])
+            x_hi = max(x_hi, out[s, k, 0])
+            y_lo = min(y_lo, out[s, k, 1])
+            y_hi = max(y_hi, out[s, k, 1])
+        box[s, 0], box[s, 1], box[s, 2], box[s, 3] = x_lo, y_lo, x_hi, y_hi
