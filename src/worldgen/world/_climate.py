@@ -38,6 +38,7 @@ import math
 import numpy as np
 
 from worldgen._jit import kernel
+from worldgen.world import _scratch
 from worldgen.world._config import WorldConfig
 from worldgen.world._elevation import relief_points
 from worldgen.world._lod import Octaves, catmull_rom, interpolate
@@ -73,7 +74,7 @@ def temperature(
     ):
         # A window's grid (rows down the first axis): one pass, the same
         # operations in the same order as the expression below.
-        out = np.empty(elevation.shape)
+        out = _scratch.empty(elevation.shape)
         _temperature(
             np.ascontiguousarray(start[:, 0], dtype=np.float64), elevation, noise,
             config.lapse_rate, out,

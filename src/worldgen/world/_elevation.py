@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from worldgen._jit import kernel
-from worldgen.world import _continents, _ranges
+from worldgen.world import _continents, _ranges, _scratch
 from worldgen.world._config import WorldConfig
 from worldgen.world._lod import Octaves, octave_count, sample_axes
 from worldgen.world._window import Window
@@ -390,7 +390,7 @@ def window_noise(config: WorldConfig, window: Window):
             (0, cols.size, 1),
         ):  # the whole window
             return octaves.grid(config.seed, cols, rows, step).ravel()
-        out = np.full(window.shape, octaves.mean(step))
+        out = _scratch.full(window.shape, octaves.mean(step))
         if box is not None:
             out[box] = octaves.grid(config.seed, cols[box[1]], rows[box[0]], step)
         return out.ravel()

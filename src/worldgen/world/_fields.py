@@ -42,7 +42,7 @@ import numpy as np
 
 from worldgen._memory import check_memory
 from worldgen.noise._validate import check_bool, check_instance
-from worldgen.world import _biomes, _climate, _elevation, _rivers
+from worldgen.world import _biomes, _climate, _elevation, _rivers, _scratch
 from worldgen.world._config import WorldConfig
 from worldgen.world._lod import sample_axes
 from worldgen.world._window import Window
@@ -272,9 +272,13 @@ def _in_strips(
     kept = elevation is not None and not rivers
     names = [f.name for f in dataclasses.fields(WorldFields)]
     out: WorldFields | None = None
+    # Each strip's temporaries, and the parts copied out of it, in memory
+    # that the previous strip's left (see _scratch).
+    pool = _scratch.Pool()
     for rows, strip in _strips(window):
         given = None if elevation is None else elevation[rows]
-        part = _made(config, strip, climate, given, rivers)
+        with _scratch.reusing(pool):
+            part = _made(config, strip, climate, given, rivers)
         if kept:
             part.elevation = None
         if out is None:
@@ -341,7 +345,10 @@ def elevation(config: WorldConfig, window: Window) -> np.ndarray:
     # A big window in strips (the same bytes), with the temporaries of a
     # strip only: a dozen float64 arrays of the whole window otherwise.
     out = np.empty(window.shape)
+    pool = _scratch.Pool()
     for rows, strip in _strips(window):
-        # Each strip's heights made in their rows of ``out`` (contiguous).
-        _elevation.elevation(config, strip, out=out[rows])
+        # Each strip's heights made in their rows of ``out`` (contiguous),
+        # its temporaries in the previous strip's.
+        with _scratch.reusing(pool):
+            _elevation.elevation(config, strip, out=out[rows])
     return out

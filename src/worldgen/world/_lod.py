@@ -40,6 +40,7 @@ from worldgen.noise import Fractal, Perlin
 from worldgen.noise._generators import Plan
 from worldgen.noise._sampling import classes_tag, grid2, points2, wrapped_tag
 from worldgen.noise._seed import derive_seed
+from worldgen.world import _scratch
 from worldgen.world._window import Window
 
 ALL, COARSE_PART, FINE_PART = 0, 1, 2
@@ -139,8 +140,8 @@ class Octaves:
     def _direct(self, seed, cols, rows, spacing, part) -> np.ndarray:
         plan, factor, constant = self._plan(seed, spacing, part)
         if plan is None or not (rows.size and cols.size):
-            return np.full((rows.size, cols.size), constant)
-        out = np.empty((rows.size, cols.size))
+            return _scratch.full((rows.size, cols.size), constant)
+        out = _scratch.empty((rows.size, cols.size))
         scale = 1.0 / self.wavelength
         xs = cols * scale
         plan = classes_tag(plan, xs)
@@ -369,7 +370,7 @@ def interpolate(values, ix, wx, iy, wy, *, add=None, out=None) -> np.ndarray:
     written into ``out`` (float64, C-contiguous, of that shape; it may be
     ``add`` itself) if given."""
     if out is None:
-        out = np.empty((iy.shape[0], ix.shape[0]))
+        out = _scratch.empty((iy.shape[0], ix.shape[0]))
     extra = _NOTHING if add is None else np.ascontiguousarray(add, dtype=np.float64)
     values = np.ascontiguousarray(values, dtype=np.float64)
     # Read-only views: numba compiles a kernel once per set of argument

@@ -1,0 +1,80 @@
+"""Scratch arrays that the strips of a big window reuse instead of making anew.
+
+A big window is made in strips of rows (:mod:`~worldgen.world._fields`),
+and each strip makes the same dozen full-size temporaries (noises, their
+interpolations, the continentalness). Fresh memory costs a page fault per
+page the first time it is written, and the allocator hands freed arrays of
+that size back to the system, so every strip would fault its temporaries
+in again. Within :func:`reusing`, the array makers of the world model
+(:func:`empty`, :func:`full`) take big arrays from a :class:`Pool`
+instead: a buffer of the pool that nothing refers to any more (no array
+made from it is alive) is handed out again, so the next strip, and the
+later temporaries of a strip, write into memory already in place.
+
+A buffer is reused only once no array refers to it, so callers may keep
+what they are given; the values never depend on the pool (an array from it
+is written before it is read, as one from :func:`numpy.empty`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+import threading
+
+import numpy as np
+
+_local = threading.local()
+SMALLEST = 1 << 16  # float64 values: smaller arrays are made as usual
+
+
+class Pool:
+    """Float64 buffers for :func:`empty` (kept while the pool is)."""
+
+    def __init__(self) -> None:
+        self._buffers: list[np.ndarray] = []
+
+    def take(self, size: int) -> np.ndarray:
+        """A flat array of ``size`` float64: a view of the smallest buffer
+        that holds it and that no array refers to, or of a new one."""
+        best = -1
+        for k in range(len(self._buffers)):
+            # Two references: the list's and the call's. A view of a
+            # buffer refers to it (numpy's base), however it was reshaped.
+            if sys.getrefcount(self._buffers[k]) == 2 and self._buffers[k].size >= size:
+                if best < 0 or self._buffers[k].size < self._buffers[best].size:
+                    best = k
+        if best < 0:
+            self._buffers.append(np.empty(size))
+        return self._buffers[best][:size]
+
+
+@contextlib.contextmanager
+def reusing(pool: Pool):
+    """Within the block (in this thread), :func:`empty` and :func:`full`
+    take their big arrays from ``pool``."""
+    outer = getattr(_local, "pool", None)
+    _local.pool = pool
+    try:
+        yield pool
+    finally:
+        _local.pool = outer
+
+
+def empty(shape) -> np.ndarray:
+    """``numpy.empty(shape)`` (float64, C-contiguous), from the pool of the
+    current :func:`reusing` block if there is one and the array is big."""
+    pool = getattr(_local, "pool", None)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    size = math.prod(shape)
+    if pool is None or size < SMALLEST:
+        return np.empty(shape)
+    return pool.take(size).reshape(shape)
+
+
+def full(shape, value: float) -> np.ndarray:
+    """``numpy.full(shape, value)`` (float64), as :func:`empty` makes it."""
+    out = empty(shape)
+    out.fill(value)
+    return out
