@@ -390,9 +390,18 @@ def window_noise(config: WorldConfig, window: Window):
             (0, cols.size, 1),
         ):  # the whole window
             return octaves.grid(config.seed, cols, rows, step).ravel()
-        out = _scratch.full(window.shape, octaves.mean(step))
-        if box is not None:
-            out[box] = octaves.grid(config.seed, cols[box[1]], rows[box[0]], step)
+        mean = octaves.mean(step)
+        if box is None:
+            return _scratch.full(window.shape, mean).ravel()
+        # The mean around the rectangle, the noise in it (each sample
+        # written once).
+        out = _scratch.empty(window.shape)
+        rows_in, cols_in = box
+        out[: rows_in.start] = mean
+        out[rows_in.stop :] = mean
+        out[rows_in, : cols_in.start] = mean
+        out[rows_in, cols_in.stop :] = mean
+        out[box] = octaves.grid(config.seed, cols[cols_in], rows[rows_in], step)
         return out.ravel()
 
     return noise
