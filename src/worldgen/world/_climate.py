@@ -58,10 +58,15 @@ def temperature_noise(config: WorldConfig) -> Octaves:
 
 
 def temperature(
-    config: WorldConfig, elevation: np.ndarray, rows: np.ndarray, noise: np.ndarray
+    config: WorldConfig,
+    elevation: np.ndarray,
+    rows: np.ndarray,
+    noise: np.ndarray,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Degrees Celsius at cells with these elevations, row positions (cells,
-    broadcastable) and temperature noise values."""
+    broadcastable) and temperature noise values; written into ``out``
+    (float64, of the broadcast shape) if given."""
     band = LATITUDE_SWING * np.sin(2.0 * np.pi * rows / config.latitude_period)
     start = config.temperature + band
     if (
@@ -71,16 +76,22 @@ def temperature(
         and elevation.dtype == noise.dtype == np.float64
         and noise.shape == elevation.shape
         and np.shape(start) == (elevation.shape[0], 1)
+        and (out is None or out.flags.c_contiguous)
     ):
         # A window's grid (rows down the first axis): one pass, the same
         # operations in the same order as the expression below.
-        out = _scratch.empty(elevation.shape)
+        if out is None:
+            out = _scratch.empty(elevation.shape)
         _temperature(
             np.ascontiguousarray(start[:, 0], dtype=np.float64), elevation, noise,
             config.lapse_rate, out,
         )  # fmt: skip
         return out
-    return start - config.lapse_rate * np.maximum(elevation, 0.0) + TEMPERATURE_NOISE * noise
+    made = start - config.lapse_rate * np.maximum(elevation, 0.0) + TEMPERATURE_NOISE * noise
+    if out is None:
+        return made
+    out[...] = made
+    return out
 
 
 @kernel
@@ -173,15 +184,22 @@ def _rain_grid(config: WorldConfig, gx: np.ndarray, gy: np.ndarray, g: int) -> n
     return config.rainfall * RAIN_MAX * np.minimum(out / base, OROGRAPHIC_MAX) + RAIN_MIN
 
 
-def rainfall(config: WorldConfig, cols: np.ndarray, rows: np.ndarray, step: int) -> np.ndarray:
+def rainfall(
+    config: WorldConfig,
+    cols: np.ndarray,
+    rows: np.ndarray,
+    step: int,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
     """Rainfall (mm a year) on the grid ``cols`` x ``rows`` (sample centres
     of a window at ``step``), interpolated from the aligned grid and never
-    below the minimum."""
+    below the minimum; written into ``out`` (float64, C-contiguous, of that
+    shape) if given."""
     g = rain_spacing(config, step)
     ix, wx, fx = catmull_rom(cols, g)
     iy, wy, fy = catmull_rom(rows, g)
     gx = (fx + np.arange(int(ix.max()) + 1, dtype=np.float64)) * g
     gy = (fy + np.arange(int(iy.max()) + 1, dtype=np.float64)) * g
     values = _rain_grid(config, gx, gy, g)
-    rain = interpolate(values, ix, wx, iy, wy)
+    rain = interpolate(values, ix, wx, iy, wy, out=out)
     return np.maximum(rain, RAIN_MIN, out=rain)

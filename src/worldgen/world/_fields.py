@@ -216,9 +216,11 @@ def _made(
     climate: bool,
     elevation: np.ndarray | None,
     rivers: bool,
+    into: WorldFields | None = None,
 ) -> WorldFields:
     """:func:`world_fields` of checked arguments (the strips of a window
-    are not checked again)."""
+    are not checked again); the climate's fields written into those of
+    ``into`` (arrays of the window's shape, C-contiguous) if given."""
     shape = window.shape
     if window.height >= 2 * _strip_rows(window):
         return _in_strips(config, window, climate, elevation, rivers)
@@ -247,11 +249,14 @@ def _made(
         step = float(window.step)
         seed = config.seed
         noise = _climate.temperature_noise(config).grid(seed, cols, rows, step)
-        fields.temperature = _climate.temperature(config, elevation, rows[:, None], noise)
-        fields.rainfall = _climate.rainfall(config, cols, rows, window.step)
+        dest = WorldFields(None, None, None, None) if into is None else into
+        fields.temperature = _climate.temperature(
+            config, elevation, rows[:, None], noise, out=dest.temperature
+        )
+        fields.rainfall = _climate.rainfall(config, cols, rows, window.step, out=dest.rainfall)
         dithers = tuple(n.grid(seed, cols, rows, step) for n in _biomes.dither_noises())
         fields.biome = _biomes.classify(
-            config, elevation, fields.temperature, fields.rainfall, dithers
+            config, elevation, fields.temperature, fields.rainfall, dithers, out=dest.biome
         )
         if rivers:
             fields.biome[
@@ -275,10 +280,18 @@ def _in_strips(
     # Each strip's temporaries, and the parts copied out of it, in memory
     # that the previous strip's left (see _scratch).
     pool = _scratch.Pool()
+    climate_names = ("temperature", "rainfall", "biome")
     for rows, strip in _strips(window):
         given = None if elevation is None else elevation[rows]
+        # After the first strip the climate's fields are made in their
+        # rows of the window's (contiguous), not copied there.
+        into = None
+        if out is not None and climate:
+            into = WorldFields(
+                None, None, None, None, **{name: getattr(out, name)[rows] for name in climate_names}
+            )
         with _scratch.reusing(pool):
-            part = _made(config, strip, climate, given, rivers)
+            part = _made(config, strip, climate, given, rivers, into)
         if kept:
             part.elevation = None
         if out is None:
@@ -291,7 +304,7 @@ def _in_strips(
             )  # fmt: skip
         for name in names:
             a = getattr(part, name)
-            if a is not None:
+            if a is not None and not (into is not None and name in climate_names):
                 getattr(out, name)[rows] = a
         del part
     if kept:
