@@ -67,7 +67,7 @@ import numpy as np
 from worldgen._jit import kernel
 from worldgen.noise._seed import derive_seed
 from worldgen.terrain._rivers import fill_depressions
-from worldgen.world import _climate, _continents, _elevation, _evolution
+from worldgen.world import _climate, _continents, _elevation, _evolution, _scratch
 from worldgen.world._config import WorldConfig
 from worldgen.world._hash import uniform3
 from worldgen.world._lod import sample_axes
@@ -265,6 +265,13 @@ def river_depth(discharge: np.ndarray) -> np.ndarray:
 def solve(config: WorldConfig, region: Region) -> Drainage:
     """The drainage of ``region`` (see the module docstring), with every
     array; :func:`network` keeps what windows need."""
+    # Its many region-sized temporaries, each made when an earlier one is
+    # no longer used, share memory (see _scratch).
+    with _scratch.reusing(_scratch.Pool()):
+        return _solve(config, region)
+
+
+def _solve(config: WorldConfig, region: Region) -> Drainage:
     window = region.window(config)
     step = window.step
     # The relief's warp is the one the samples' regions are found with.
@@ -303,19 +310,29 @@ def solve(config: WorldConfig, region: Region) -> Drainage:
     order = descending_order(routing)
     cell_area = float(step) * float(step)
     runoff = rain * (cell_area / 1000.0 / SECONDS_A_YEAR)
-    receiver, area, discharge, donor, river = _network(
+    n = routing.size
+    receiver, donor, seaward = (_scratch.empty(n, np.int64) for _ in range(3))
+    area, discharge = _scratch.empty(n), _scratch.empty(n)
+    river = _scratch.empty(n, np.bool_)
+    _network(
         routing, outside, land, order, runoff, cell_area, river_area(config), ground,
-        -SHELF * config.ocean_depth, SEA_STEPS, _OFFSETS,
+        -SHELF * config.ocean_depth, SEA_STEPS, _OFFSETS, receiver, area, discharge, donor,
+        river, seaward,
     )  # fmt: skip
+    del seaward
     # The ground at each river's point, at full detail.
     px, py = _jittered(config, window)
     at = np.flatnonzero(river)
     fine = np.zeros(river.size)
     fine[at] = _elevation.relief_points(config, px.ravel()[at], py.ravel()[at], 1.0).elevation
-    lake, surface = _lakes_and_surfaces(
+    spill = _scratch.empty(n, np.int64)
+    depth, deepest, lake, floor, surface, upstream = (_scratch.empty(n) for _ in range(6))
+    _lakes_and_surfaces(
         filled, ground, land, order, receiver, area, river, fine, river_area(config),
-        LAKE_DEPTH, LAKE_MIN,
+        LAKE_DEPTH, LAKE_MIN, depth, spill, deepest, lake, floor, surface, upstream,
     )  # fmt: skip
+    del depth, spill, deepest, floor, upstream
+    lake = lake.reshape(window.shape)
     shape = window.shape
     receiver, area, discharge, river = (
         v.reshape(shape) for v in (receiver, area, discharge, river)
@@ -560,13 +577,16 @@ def descending_order(values: np.ndarray) -> np.ndarray:
     """``np.argsort(-values, axis=None, kind="stable")`` of finite float64
     ``values`` (the same indices, int64), by a radix sort: about half the
     time of numpy's merge sort on a region's samples."""
-    order = np.empty(values.size, np.int64)
-    _descending(np.ascontiguousarray(values, dtype=np.float64).ravel(), order)
+    n = values.size
+    order = np.empty(n, np.int64)
+    work = (_scratch.empty(n, np.uint64), _scratch.empty(n, np.uint64))
+    work += (_scratch.empty(n, np.int64), _scratch.empty(n, np.int64))
+    _descending(np.ascontiguousarray(values, dtype=np.float64).ravel(), order, *work)
     return order
 
 
 @kernel
-def _descending(values, order):
+def _descending(values, order, keys, other_keys, index, other_index):
     # A stable sort, least significant byte first, of 64-bit keys whose
     # unsigned order is the order of -values: the bits of a float with the
     # sign bit set if it is positive, all bits flipped if negative; -0.0 is
@@ -574,7 +594,6 @@ def _descending(values, order):
     # is the indices'). One pass counts every byte's values; a byte that
     # every key shares is skipped.
     n = values.size
-    keys = np.empty(n, np.uint64)
     negated = keys.view(np.float64)
     for i in range(n):
         negated[i] = -values[i] + 0.0  # -0.0 + 0.0 is 0.0
@@ -586,11 +605,8 @@ def _descending(values, order):
         keys[i] = k
         for d in range(8):
             count[d, (k >> np.uint64(8 * d)) & np.uint64(255)] += 1
-    index = np.empty(n, np.int64)
     for i in range(n):
         index[i] = i
-    other_keys = np.empty(n, np.uint64)
-    other_index = np.empty(n, np.int64)
     for d in range(8):
         s = np.uint64(8 * d)
         if n == 0 or count[d, (keys[0] >> s) & np.uint64(255)] == n:
@@ -614,10 +630,12 @@ def _descending(values, order):
 
 @kernel
 def _network(filled, outside, land, order, runoff, cell_area, min_area, ground, shelf,
-             sea_steps, offsets):  # fmt: skip
+             sea_steps, offsets, receiver, area, discharge, donor, river, seaward):  # fmt: skip
+    # The last six: one entry a sample, set here (receiver, area,
+    # discharge, donor and river are the results).
     height, width = filled.shape
     n = height * width
-    receiver = np.full(n, -1, np.int64)
+    receiver[:] = -1
     # D8: the steepest drop on the routing heights (every sample not an
     # outlet has a lower neighbour: the filling and the evolution see to it).
     for y in range(height):
@@ -637,11 +655,11 @@ def _network(filled, outside, land, order, runoff, cell_area, min_area, ground, 
                 if drop > best:
                     best = drop
                     receiver[p] = yy * width + xx
-    area = np.zeros(n)
-    discharge = np.zeros(n)
-    donor = np.full(n, -1, np.int64)
-    river = np.zeros(n, np.bool_)
-    seaward = np.zeros(n, np.int64)  # samples a river has been followed out to sea
+    area[:] = 0.0
+    discharge[:] = 0.0
+    donor[:] = -1
+    river[:] = False
+    seaward[:] = 0  # samples a river has been followed out to sea
     # Sources first: sums, main tributaries and rivers, downward.
     for m in range(n):
         p = order[m]
@@ -664,12 +682,14 @@ def _network(filled, outside, land, order, runoff, cell_area, min_area, ground, 
             ry = r // width
             if not land[ry, r - ry * width]:
                 seaward[r] = max(seaward[r], seaward[p] + 1)
-    return receiver, area, discharge, donor, river
 
 
 @kernel
 def _lakes_and_surfaces(filled, ground, land, order, receiver, area, river, fine, min_area,
-                        lake_depth, lake_min):  # fmt: skip
+                        lake_depth, lake_min, depth, spill, deepest, lake, floor, surface,
+                        upstream):  # fmt: skip
+    # The last seven: one entry a sample, set here (lake and surface are
+    # the results).
     # Lakes: land samples raised by more than lake_depth, grouped by their
     # spill point (the first sample below the lake on the way down); kept
     # when the lake is deeper than lake_min somewhere and its spill point
@@ -678,9 +698,11 @@ def _lakes_and_surfaces(filled, ground, land, order, receiver, area, river, fine
     n = height * width
     flat_filled = filled.ravel()
     on_land = land.ravel()
-    depth = flat_filled - ground.ravel()
-    spill = np.full(n, -1, np.int64)
-    deepest = np.zeros(n)
+    flat_ground = ground.ravel()
+    for p in range(n):
+        depth[p] = flat_filled[p] - flat_ground[p]
+    spill[:] = -1
+    deepest[:] = 0.0
     for m in range(n - 1, -1, -1):
         p = order[m]
         if not on_land[p] or depth[p] <= lake_depth:
@@ -692,8 +714,8 @@ def _lakes_and_surfaces(filled, ground, land, order, receiver, area, river, fine
         spill[p] = s
         if s >= 0 and depth[p] > deepest[s]:
             deepest[s] = depth[p]
-    lake = np.full(n, -np.inf)
-    floor = np.full(n, -np.inf)  # the level of the first lake downstream
+    lake[:] = -np.inf
+    floor[:] = -np.inf  # the level of the first lake downstream
     for m in range(n - 1, -1, -1):
         p = order[m]
         s = spill[p]
@@ -704,8 +726,7 @@ def _lakes_and_surfaces(filled, ground, land, order, receiver, area, river, fine
             floor[p] = floor[receiver[p]]
     # Water surfaces, sources first: the lowest of the ground on the way,
     # never below the lake the water flows into.
-    surface = np.empty(n)
-    upstream = np.full(n, np.inf)
+    upstream[:] = np.inf
     for m in range(n):
         p = order[m]
         if lake[p] > -np.inf:
@@ -718,7 +739,6 @@ def _lakes_and_surfaces(filled, ground, land, order, receiver, area, river, fine
         r = receiver[p]
         if r >= 0 and surface[p] < upstream[r]:
             upstream[r] = surface[p]
-    return lake.reshape(height, width), surface
 
 
 def _segments(px, py, receiver, donor, surface, discharge, area, river) -> Segments:

@@ -47,6 +47,7 @@ import numbers
 import numpy as np
 
 from worldgen._jit import kernel
+from worldgen.world import _scratch
 
 STEPS = 10  # steps of evolution
 ERODIBILITY = 0.4  # K per step, for areas in nodes and lengths in spacings
@@ -148,38 +149,43 @@ def evolve(
     # memory, and half the bytes is most of their time.
     index = np.int32 if h.size < 2**31 else np.int64
     active = np.flatnonzero(~fx).astype(index)
-    _evolve(h, fx, up, k, m, int(steps), eps, active, np.full(h.size, -1, index), _OFFSETS)
+    n = h.size
+    # The walks' arrays (see _evolve), from the scratch pool where one is
+    # in use (a region's drainage is solved in one).
+    nodes = tuple(_scratch.empty(n, index) for _ in range(6))
+    flags = tuple(_scratch.empty(n, np.bool_) for _ in range(2))
+    heights = _scratch.empty(n)
+    power = _scratch.empty(active.size + 1)
+    _evolve(h, fx, up, k, m, int(steps), eps, active, _OFFSETS, *nodes, *flags, heights, power)
     return h
 
 
 @kernel
-def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, receiver, offsets):
-    # ``active``: the nodes that are not fixed, ascending; ``receiver``: -1
-    # everywhere, of the same integer type.
-    height, width = h.shape
-    n = height * width
+def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, offsets, receiver, first,
+            after, stack, below, area, diagonal_to, root, new, power):  # fmt: skip
+    # ``active``: the nodes that are not fixed, ascending, of the integer
+    # type of the node arrays (receiver to area, one entry a node; their
+    # values, and those of the flags and of new and power, are set here).
+    width = h.shape[1]
     flat = h.ravel()
     fix = fixed.ravel()
     up = uplift.ravel()
     count = active.size
-    diagonal_to = np.zeros(n, np.bool_)  # whether a node's receiver is diagonal
-    first = np.full_like(receiver, -1)  # donors as linked lists
-    after = np.full_like(receiver, -1)
-    stack = np.empty_like(receiver)
-    # By position in the stack: where the entry's receiver is in it, the
-    # entry's area (a whole number of nodes, summed exactly in integers)
-    # and its new height. The walks below then read the receiver's area
-    # and height from a position that only moves forward, not from a node
-    # anywhere in the region.
-    below = np.empty_like(receiver)
-    area = np.empty(n, receiver.dtype)
-    new = np.empty(n)
-    root = np.zeros(n, np.bool_)
+    receiver[:] = -1
+    diagonal_to[:] = False  # whether a node's receiver is diagonal
+    first[:] = -1  # donors as linked lists
+    after[:] = -1
+    # By position in the stack: where the entry's receiver is in it
+    # (below), the entry's area (a whole number of nodes, summed exactly in
+    # integers) and its new height. The walks below then read the
+    # receiver's area and height from a position that only moves forward,
+    # not from a node anywhere in the region.
+    root[:] = False
     diagonal = math.sqrt(2.0)
     # An active node's area is at most ``count`` nodes: A^m is read from a
     # table, each entry the pow of its area made the first time an area
     # needs it (a few thousand areas occur, of up to ``count``).
-    power = np.full(count + 1, -1.0)
+    power[:] = -1.0
     # Neighbours as offsets into the flat array: no active node is on the
     # border (the border is fixed), so every neighbour exists.
     delta = np.empty(8, np.int64)

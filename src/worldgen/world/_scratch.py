@@ -26,28 +26,32 @@ import threading
 import numpy as np
 
 _local = threading.local()
-SMALLEST = 1 << 16  # float64 values: smaller arrays are made as usual
+SMALLEST = 1 << 16  # float64 values (their bytes): smaller arrays are made as usual
 
 
 class Pool:
-    """Float64 buffers for :func:`empty` (kept while the pool is)."""
+    """Buffers for :func:`empty` (kept while the pool is), of bytes: an
+    array of any dtype is a view of one."""
 
     def __init__(self) -> None:
         self._buffers: list[np.ndarray] = []
 
-    def take(self, size: int) -> np.ndarray:
-        """A flat array of ``size`` float64: a view of the smallest buffer
+    def take(self, nbytes: int) -> np.ndarray:
+        """A flat uint8 array of ``nbytes``: a view of the smallest buffer
         that holds it and that no array refers to, or of a new one."""
         best = -1
         for k in range(len(self._buffers)):
             # Two references: the list's and the call's. A view of a
-            # buffer refers to it (numpy's base), however it was reshaped.
-            if sys.getrefcount(self._buffers[k]) == 2 and self._buffers[k].size >= size:
+            # buffer refers to it (numpy's base), however it was reshaped
+            # or viewed as another dtype.
+            if sys.getrefcount(self._buffers[k]) == 2 and self._buffers[k].size >= nbytes:
                 if best < 0 or self._buffers[k].size < self._buffers[best].size:
                     best = k
         if best < 0:
-            self._buffers.append(np.empty(size))
-        return self._buffers[best][:size]
+            # (The allocator aligns it for every dtype's view; the buffer
+            # must own its memory, for views to refer to it.)
+            self._buffers.append(np.empty(nbytes, np.uint8))
+        return self._buffers[best][:nbytes]
 
 
 @contextlib.contextmanager
@@ -62,19 +66,20 @@ def reusing(pool: Pool):
         _local.pool = outer
 
 
-def empty(shape) -> np.ndarray:
-    """``numpy.empty(shape)`` (float64, C-contiguous), from the pool of the
+def empty(shape, dtype=np.float64) -> np.ndarray:
+    """``numpy.empty(shape, dtype)`` (C-contiguous), from the pool of the
     current :func:`reusing` block if there is one and the array is big."""
     pool = getattr(_local, "pool", None)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    size = math.prod(shape)
-    if pool is None or size < SMALLEST:
-        return np.empty(shape)
-    return pool.take(size).reshape(shape)
+    shape = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
+    dtype = np.dtype(dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
+    if pool is None or nbytes < SMALLEST * 8:
+        return np.empty(shape, dtype)
+    return pool.take(nbytes).view(dtype).reshape(shape)
 
 
-def full(shape, value: float) -> np.ndarray:
-    """``numpy.full(shape, value)`` (float64), as :func:`empty` makes it."""
-    out = empty(shape)
+def full(shape, value, dtype=np.float64) -> np.ndarray:
+    """``numpy.full(shape, value, dtype)``, as :func:`empty` makes it."""
+    out = empty(shape, dtype)
     out.fill(value)
     return out
