@@ -1,15 +1,16 @@
-"""Scratch arrays that the strips of a big window reuse instead of making anew.
+"""Scratch arrays that reuse the memory of those no longer used.
 
 A big window is made in strips of rows (:mod:`~worldgen.world._fields`),
 and each strip makes the same dozen full-size temporaries (noises, their
-interpolations, the continentalness). Fresh memory costs a page fault per
-page the first time it is written, and the allocator hands freed arrays of
-that size back to the system, so every strip would fault its temporaries
-in again. Within :func:`reusing`, the array makers of the world model
-(:func:`empty`, :func:`full`) take big arrays from a :class:`Pool`
-instead: a buffer of the pool that nothing refers to any more (no array
-made from it is alive) is handed out again, so the next strip, and the
-later temporaries of a strip, write into memory already in place.
+interpolations, the continentalness); a region's drainage
+(:mod:`~worldgen.world._drainage`) goes through dozens of region-sized
+work arrays one step after another. Fresh memory costs a page fault per
+page the first time it is written, and the allocator hands big freed
+arrays back to the system, so each would be faulted in anew. Within
+:func:`reusing`, the array makers of the world model (:func:`empty`,
+:func:`full`) take big arrays from a :class:`Pool` instead: a buffer of
+the pool that nothing refers to any more (no array made from it is alive)
+is handed out again, so later arrays write into memory already in place.
 
 A buffer is reused only once no array refers to it, so callers may keep
 what they are given; the values never depend on the pool (an array from it
@@ -35,16 +36,21 @@ class Pool:
 
     def __init__(self) -> None:
         self._buffers: list[np.ndarray] = []
+        # The references a buffer that nothing else refers to has, as take
+        # counts them (the list's, and the call's where the interpreter
+        # makes one).
+        probe = [np.empty(0, np.uint8)]
+        self._unreferenced = sys.getrefcount(probe[0])
 
     def take(self, nbytes: int) -> np.ndarray:
         """A flat uint8 array of ``nbytes``: a view of the smallest buffer
         that holds it and that no array refers to, or of a new one."""
         best = -1
         for k in range(len(self._buffers)):
-            # Two references: the list's and the call's. A view of a
-            # buffer refers to it (numpy's base), however it was reshaped
-            # or viewed as another dtype.
-            if sys.getrefcount(self._buffers[k]) == 2 and self._buffers[k].size >= nbytes:
+            # A view of a buffer refers to it (numpy's base), however it
+            # was reshaped or viewed as another dtype.
+            free = sys.getrefcount(self._buffers[k]) == self._unreferenced
+            if free and self._buffers[k].size >= nbytes:
                 if best < 0 or self._buffers[k].size < self._buffers[best].size:
                     best = k
         if best < 0:
