@@ -308,3 +308,24 @@ def test_evolution_errors_name_the_parameter(change, message):
 def test_evolution_rejects_heights_that_are_not_a_finite_map():
     with pytest.raises(ValueError, match="heights"):
         evolve(np.full((3, 3), np.nan), np.zeros((3, 3), bool), uplift=np.zeros((3, 3)))
+
+
+# ------------------------------------------------------------ sample order
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_descending_order_is_numpys_stable_argsort(seed):
+    rng = np.random.default_rng(seed)
+    cases = [
+        rng.normal(0.0, 300.0, 5000),
+        rng.integers(-4, 4, 3000).astype(float),  # many ties
+        np.array([0.0, -0.0, 1.0, -1.0, -0.0, 0.0, 5e-324, -5e-324, np.inf, -np.inf, 1.0]),
+        np.array([2.5]),
+        np.empty(0),
+        rng.normal(0.0, 1.0, (37, 41)),
+    ]
+    heights = np.round(rng.normal(100.0, 50.0, (64, 80)), 1)
+    cases.append(evolve(heights, heights < 60.0, uplift=np.zeros(heights.shape), steps=2))
+    for values in cases:
+        expected = np.argsort(-values, axis=None, kind="stable")
+        assert np.array_equal(_drainage.descending_order(values), expected)

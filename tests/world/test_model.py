@@ -17,6 +17,7 @@ from worldgen.world import (
     _fields,
     _ranges,
     _rivers,
+    _scratch,
     elevation,
     spawn,
     world_fields,
@@ -420,13 +421,19 @@ def test_a_big_window_made_in_strips_is_the_same_window(monkeypatch, step):
     x0, y0 = spawn(WORLD)
     window = Window(x0 - 150 * step, y0 - 230 * step, 300, 530, step)
     made = {}
+    heights = {}
     for samples in (1 << 40, 1 << 15):
         monkeypatch.setattr(_fields, "STRIP_SAMPLES", samples)
         monkeypatch.setattr(_fields, "STRIP_ROWS", 100)
+        # Strips reuse their temporaries' memory: every array, however
+        # small, so that these strips do.
+        monkeypatch.setattr(_scratch, "SMALLEST", 1 if samples < 1 << 40 else 1 << 16)
         fields = world_fields(WORLD, window, rivers=True)
         given = world_fields(WORLD, window, elevation=fields.elevation - 5.0)
         made[samples] = fields, given
+        heights[samples] = elevation(WORLD, window)
     (whole, whole_given), (strips, strips_given) = made.values()
+    np.testing.assert_array_equal(*heights.values())
     land = whole.continentalness > 0  # the belts' metres only matter there
     for name in FIELD_NAMES:
         a, b = getattr(whole, name), getattr(strips, name)
@@ -637,3 +644,46 @@ def test_the_presets_biases_are_known():
     for name in filter(preset_is_world, PRESETS):
         world = WorldConfig(**preset(name)["world"])
         assert (world.land_fraction, world.roughness) in _continents._KNOWN_BIASES, name
+
+
+def test_temperature_of_a_grid_is_the_expression_of_arrays():
+    """The one-pass temperature of a window's grid equals the numpy
+    expression it stands for, bit for bit (signed zeros and NaN too)."""
+    from worldgen.world import _climate
+
+    rng = np.random.default_rng(7)
+    elevation = rng.normal(0.0, 500.0, (23, 31))
+    elevation[0, :4] = [0.0, -0.0, np.nan, 1e-300]
+    noise = rng.normal(0.0, 0.5, elevation.shape)
+    rows = (np.arange(23) * 4096.0 - 40000.0)[:, None]
+    config = WorldConfig(seed=1, temperature=0.0)
+    start = config.temperature + _climate.LATITUDE_SWING * np.sin(
+        2.0 * np.pi * rows / config.latitude_period
+    )
+    expected = (
+        start - config.lapse_rate * np.maximum(elevation, 0.0) + _climate.TEMPERATURE_NOISE * noise
+    )
+    made = _climate.temperature(config, elevation, rows, noise)
+    assert made.tobytes() == expected.tobytes()
+    # Other shapes take the expression itself.
+    point = _climate.temperature(config, elevation[1], rows[1], noise[1])
+    assert point.tobytes() == expected[1].tobytes()
+
+
+def test_scratch_arrays_are_reused_only_when_nothing_refers_to_them():
+    pool = _scratch.Pool()
+    size = _scratch.SMALLEST
+    with _scratch.reusing(pool):
+        a = _scratch.empty((2, size))
+        b = _scratch.full(size, 3.0)
+        assert not np.shares_memory(a, b) and (b == 3.0).all()
+        first = a.ctypes.data
+        kept = a.ravel()[5:]  # a view keeps its buffer from being handed out
+        del a
+        c = _scratch.empty(size)
+        assert not np.shares_memory(c, kept) and not np.shares_memory(c, b)
+        del kept
+        d = _scratch.empty((size, 2))  # now the first buffer is free
+        assert d.ctypes.data == first
+        assert _scratch.empty(size - 1).base is None  # a small one: made as usual
+    assert _scratch.empty(2 * size).base is None  # outside the block: numpy's

@@ -115,14 +115,22 @@ def classify(
     temperature: np.ndarray,
     rainfall: np.ndarray,
     dithers: tuple[np.ndarray, np.ndarray],
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Biome indices (uint8, same shape) of cells with these fields and
-    dither noise values."""
+    dither noise values; written into ``out`` (uint8, of that shape) if
+    given."""
     shape = np.shape(elevation)
-    out = np.empty(int(np.prod(shape)), dtype=np.uint8)
+    made = out
+    if made is None or not made.flags.c_contiguous:
+        made = np.empty(shape, dtype=np.uint8)
     flat = [
         np.ascontiguousarray(a, dtype=np.float64).ravel()
         for a in (elevation, temperature, rainfall, *dithers)
     ]
-    _classify(*flat, config.ocean_depth, 0.62 * config.relief, out)
-    return out.reshape(shape)
+    _classify(*flat, config.ocean_depth, 0.62 * config.relief, made.reshape(-1))
+    if out is None:
+        return made
+    if made is not out:
+        out[...] = made
+    return out

@@ -38,6 +38,7 @@ import math
 import numpy as np
 
 from worldgen._jit import kernel
+from worldgen.world import _scratch
 from worldgen.world._config import WorldConfig
 from worldgen.world._elevation import relief_points
 from worldgen.world._lod import Octaves, catmull_rom, interpolate
@@ -57,17 +58,51 @@ def temperature_noise(config: WorldConfig) -> Octaves:
 
 
 def temperature(
-    config: WorldConfig, elevation: np.ndarray, rows: np.ndarray, noise: np.ndarray
+    config: WorldConfig,
+    elevation: np.ndarray,
+    rows: np.ndarray,
+    noise: np.ndarray,
+    out: np.ndarray | None = None,
 ) -> np.ndarray:
     """Degrees Celsius at cells with these elevations, row positions (cells,
-    broadcastable) and temperature noise values."""
+    broadcastable) and temperature noise values; written into ``out``
+    (float64, of the broadcast shape) if given."""
     band = LATITUDE_SWING * np.sin(2.0 * np.pi * rows / config.latitude_period)
-    return (
-        config.temperature
-        + band
-        - config.lapse_rate * np.maximum(elevation, 0.0)
-        + TEMPERATURE_NOISE * noise
-    )
+    start = config.temperature + band
+    if (
+        isinstance(elevation, np.ndarray)
+        and isinstance(noise, np.ndarray)
+        and elevation.ndim == 2
+        and elevation.dtype == noise.dtype == np.float64
+        and noise.shape == elevation.shape
+        and np.shape(start) == (elevation.shape[0], 1)
+        and (out is None or out.flags.c_contiguous)
+    ):
+        # A window's grid (rows down the first axis): one pass, the same
+        # operations in the same order as the expression below.
+        if out is None:
+            out = _scratch.empty(elevation.shape)
+        _temperature(
+            np.ascontiguousarray(start[:, 0], dtype=np.float64), elevation, noise,
+            config.lapse_rate, out,
+        )  # fmt: skip
+        return out
+    made = start - config.lapse_rate * np.maximum(elevation, 0.0) + TEMPERATURE_NOISE * noise
+    if out is None:
+        return made
+    out[...] = made
+    return out
+
+
+@kernel
+def _temperature(start, elevation, noise, lapse_rate, out):
+    # start[r] - lapse_rate * max(e, 0) + TEMPERATURE_NOISE * n, with
+    # np.maximum's max (0 for -0.0, NaN for NaN).
+    for r in range(out.shape[0]):
+        for c in range(out.shape[1]):
+            e = elevation[r, c]
+            high = e if (e > 0.0 or e != e) else 0.0
+            out[r, c] = (start[r] - lapse_rate * high) + TEMPERATURE_NOISE * noise[r, c]
 
 
 def rain_spacing(config: WorldConfig, step: int) -> int:
@@ -149,14 +184,22 @@ def _rain_grid(config: WorldConfig, gx: np.ndarray, gy: np.ndarray, g: int) -> n
     return config.rainfall * RAIN_MAX * np.minimum(out / base, OROGRAPHIC_MAX) + RAIN_MIN
 
 
-def rainfall(config: WorldConfig, cols: np.ndarray, rows: np.ndarray, step: int) -> np.ndarray:
+def rainfall(
+    config: WorldConfig,
+    cols: np.ndarray,
+    rows: np.ndarray,
+    step: int,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
     """Rainfall (mm a year) on the grid ``cols`` x ``rows`` (sample centres
     of a window at ``step``), interpolated from the aligned grid and never
-    below the minimum."""
+    below the minimum; written into ``out`` (float64, C-contiguous, of that
+    shape) if given."""
     g = rain_spacing(config, step)
     ix, wx, fx = catmull_rom(cols, g)
     iy, wy, fy = catmull_rom(rows, g)
     gx = (fx + np.arange(int(ix.max()) + 1, dtype=np.float64)) * g
     gy = (fy + np.arange(int(iy.max()) + 1, dtype=np.float64)) * g
     values = _rain_grid(config, gx, gy, g)
-    return np.maximum(interpolate(values, ix, wx, iy, wy), RAIN_MIN)
+    rain = interpolate(values, ix, wx, iy, wy, out=out)
+    return np.maximum(rain, RAIN_MIN, out=rain)

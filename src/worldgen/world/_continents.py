@@ -43,6 +43,7 @@ import numpy as np
 
 from worldgen._jit import kernel
 from worldgen.noise._seed import derive_seed
+from worldgen.world import _scratch
 from worldgen.world._config import WorldConfig
 from worldgen.world._hash import uniform3
 from worldgen.world._lod import Octaves, octave_count
@@ -109,7 +110,7 @@ def coast_values(config: WorldConfig, noise) -> np.ndarray:
     a, b = coast_shares(config)
     x = np.ascontiguousarray(noise(long), dtype=np.float64)
     y = np.ascontiguousarray(noise(short), dtype=np.float64)
-    out = np.empty(np.broadcast_shapes(x.shape, y.shape))
+    out = _scratch.empty(np.broadcast_shapes(x.shape, y.shape))
     _weighted_sum(COAST * config.roughness, a, x.ravel(), b, y.ravel(), out.ravel())
     return out
 
@@ -491,7 +492,7 @@ def continentalness(
     once multiplied by ``warp_scale``) there; ``bias`` overrides the
     calibrated mean bias."""
     size = config.continent_size
-    out = np.empty(xs.size * ys.size if grid else xs.size)
+    out = _scratch.empty(xs.size * ys.size if grid else xs.size)
     if not out.size:
         return out
     if bias is None:

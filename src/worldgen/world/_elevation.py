@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from worldgen._jit import kernel
-from worldgen.world import _continents, _ranges
+from worldgen.world import _continents, _ranges, _scratch
 from worldgen.world._config import WorldConfig
 from worldgen.world._lod import Octaves, octave_count, sample_axes
 from worldgen.world._window import Window
@@ -252,6 +252,7 @@ class Relief:
     ridge: np.ndarray  # the ridged noise (its mean where no belt needs it)
     height: float  # metres of the highest ranges (M)
     land: np.ndarray  # bool: the land factor may be above 0 (the ridge is right)
+    warp: tuple[np.ndarray, np.ndarray] = ()  # the lattice's warp noises (unscaled)
 
     @property
     def mountains(self) -> np.ndarray:
@@ -289,14 +290,17 @@ def _land_from(threshold: float, tab_l: np.ndarray) -> float:
     return SMOOTH_LO + (first - 2) * ((SMOOTH_HI - SMOOTH_LO) / SMOOTH_STEPS)
 
 
-def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift, grid: bool) -> Relief:
+def _relief(
+    config: WorldConfig, xs, ys, spacing: float, noise, uplift, grid: bool, out=None
+) -> Relief:
     """Shared by the grid and point forms: the samples at ``xs, ys`` (flat,
     or with ``grid`` a grid's columns and rows); ``noise(octaves, where=None)``
     gives an Octaves' values at the samples (flat; only where ``where`` is
     true need be right, the rest may hold the noise's mean) and ``uplift``
     the belts' (flat), or ``uplift(where)`` gives them right at least where
     ``where`` (flat bool) is true: wherever the land factor may be above 0,
-    all the elevation needs."""
+    all the elevation needs. The elevation is written into ``out`` (flat,
+    float64, contiguous) if given."""
     low, high = _continents.coast_noises(config)
     share_low, share_high = _continents.coast_shares(config)
     hills = noise(high)
@@ -324,12 +328,13 @@ def _relief(config: WorldConfig, xs, ys, spacing: float, noise, uplift, grid: bo
     ridge = noise(ridge_noise(config), belts)
     hilly = noise(hilliness_noise(config), land)
     mountains = MOUNTAINS * config.relief * min(config.ranges, 1.0)
-    out = np.empty(c.size)
+    if out is None:
+        out = np.empty(c.size)
     _combine(
         c, uplift, ridge, hills, hilly, float(metres[0]), knots, changes, sigma, _RAMP, tab_e,
         tab_l, mountains, HILLS * config.relief, out,
     )  # fmt: skip
-    return Relief(out, c, uplift, ridge, mountains, land)
+    return Relief(out, c, uplift, ridge, mountains, land, warp)
 
 
 @kernel
@@ -385,19 +390,31 @@ def window_noise(config: WorldConfig, window: Window):
             (0, cols.size, 1),
         ):  # the whole window
             return octaves.grid(config.seed, cols, rows, step).ravel()
-        out = np.full(window.shape, octaves.mean(step))
-        if box is not None:
-            out[box] = octaves.grid(config.seed, cols[box[1]], rows[box[0]], step)
+        mean = octaves.mean(step)
+        if box is None:
+            return _scratch.full(window.shape, mean).ravel()
+        # The mean around the rectangle, the noise in it (each sample
+        # written once).
+        out = _scratch.empty(window.shape)
+        rows_in, cols_in = box
+        out[: rows_in.start] = mean
+        out[rows_in.stop :] = mean
+        out[rows_in, : cols_in.start] = mean
+        out[rows_in, cols_in.stop :] = mean
+        out[box] = octaves.grid(config.seed, cols[cols_in], rows[rows_in], step)
         return out.ravel()
 
     return noise
 
 
-def relief(config: WorldConfig, window: Window, *, uplift_everywhere: bool = True) -> Relief:
+def relief(
+    config: WorldConfig, window: Window, *, uplift_everywhere: bool = True, out=None
+) -> Relief:
     """The relief of a window (arrays flat, row by row, ``H * W`` long).
     Without ``uplift_everywhere`` the uplift (and so the mountains) is
     right only where the land needs it (the elevation is the same): for
-    callers that keep only the elevation."""
+    callers that keep only the elevation. The elevation is written into
+    ``out`` (float64, C-contiguous, ``H * W`` values) if given."""
     cols, rows = sample_axes(window)
     if config.ranges <= 0.0:
         uplift = np.zeros(cols.size * rows.size)
@@ -410,7 +427,9 @@ def relief(config: WorldConfig, window: Window, *, uplift_everywhere: bool = Tru
             return _ranges.uplift_grid(config, cols, rows, window.step, where=where).ravel()
 
     noise = window_noise(config, window)
-    return _relief(config, cols, rows, float(window.step), noise, uplift, True)
+    if out is not None:
+        out = out.reshape(-1)  # a view: the caller's array is written
+    return _relief(config, cols, rows, float(window.step), noise, uplift, True, out)
 
 
 def relief_points(config: WorldConfig, xs: np.ndarray, ys: np.ndarray, spacing: float) -> Relief:
@@ -426,6 +445,9 @@ def relief_points(config: WorldConfig, xs: np.ndarray, ys: np.ndarray, spacing: 
     return _relief(config, xs, ys, spacing, noise, uplift, False)
 
 
-def elevation(config: WorldConfig, window: Window) -> np.ndarray:
-    """Metres above sea level of the window's samples, shape ``(H, W)``."""
-    return relief(config, window, uplift_everywhere=False).elevation.reshape(window.shape)
+def elevation(config: WorldConfig, window: Window, out: np.ndarray | None = None) -> np.ndarray:
+    """Metres above sea level of the window's samples, shape ``(H, W)``;
+    written into ``out`` (float64, C-contiguous, of that shape) if given,
+    e.g. rows of a bigger window's array, which saves a copy."""
+    made = relief(config, window, uplift_everywhere=False, out=out).elevation
+    return made.reshape(window.shape) if out is None else out

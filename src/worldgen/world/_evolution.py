@@ -47,6 +47,7 @@ import numbers
 import numpy as np
 
 from worldgen._jit import kernel
+from worldgen.world import _scratch
 
 STEPS = 10  # steps of evolution
 ERODIBILITY = 0.4  # K per step, for areas in nodes and lengths in spacings
@@ -148,32 +149,43 @@ def evolve(
     # memory, and half the bytes is most of their time.
     index = np.int32 if h.size < 2**31 else np.int64
     active = np.flatnonzero(~fx).astype(index)
-    _evolve(h, fx, up, k, m, int(steps), eps, active, np.full(h.size, -1, index), _OFFSETS)
+    n = h.size
+    # The walks' arrays (see _evolve), from the scratch pool where one is
+    # in use (a region's drainage is solved in one).
+    nodes = tuple(_scratch.empty(n, index) for _ in range(6))
+    flags = tuple(_scratch.empty(n, np.bool_) for _ in range(2))
+    heights = _scratch.empty(n)
+    power = _scratch.empty(active.size + 1)
+    _evolve(h, fx, up, k, m, int(steps), eps, active, _OFFSETS, *nodes, *flags, heights, power)
     return h
 
 
 @kernel
-def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, receiver, offsets):
-    # ``active``: the nodes that are not fixed, ascending; ``receiver``: -1
-    # everywhere, of the same integer type.
-    height, width = h.shape
-    n = height * width
+def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, offsets, receiver, first,
+            after, stack, below, area, diagonal_to, root, new, power):  # fmt: skip
+    # ``active``: the nodes that are not fixed, ascending, of the integer
+    # type of the node arrays (receiver to area, one entry a node; their
+    # values, and those of the flags and of new and power, are set here).
+    width = h.shape[1]
     flat = h.ravel()
     fix = fixed.ravel()
     up = uplift.ravel()
     count = active.size
-    length = np.ones(n)
-    area = np.zeros(n)
-    first = np.full_like(receiver, -1)  # donors as linked lists
-    after = np.full_like(receiver, -1)
-    stack = np.empty_like(receiver)
-    root = np.zeros(n, np.bool_)
+    receiver[:] = -1
+    diagonal_to[:] = False  # whether a node's receiver is diagonal
+    first[:] = -1  # donors as linked lists
+    after[:] = -1
+    # By position in the stack: where the entry's receiver is in it
+    # (below), the entry's area (a whole number of nodes, summed exactly in
+    # integers) and its new height. The walks below then read the
+    # receiver's area and height from a position that only moves forward,
+    # not from a node anywhere in the region.
+    root[:] = False
     diagonal = math.sqrt(2.0)
-    # An active node's area is a whole number of nodes, at most ``count``:
-    # A^m is read from a table (the same pow, once per area, not per step).
-    power = np.empty(count + 1)
-    for a in range(count + 1):
-        power[a] = float(a) ** m
+    # An active node's area is at most ``count`` nodes: A^m is read from a
+    # table, each entry the pow of its area made the first time an area
+    # needs it (a few thousand areas occur, of up to ``count``).
+    power[:] = -1.0
     # Neighbours as offsets into the flat array: no active node is on the
     # border (the border is fixed), so every neighbour exists.
     delta = np.empty(8, np.int64)
@@ -187,7 +199,7 @@ def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, receiver, 
             hp = flat[p]
             best = 0.0
             to = -1
-            d = 1.0
+            d = False
             for k in range(8):
                 q = p + delta[k]
                 if (k & 1) == 0:
@@ -195,15 +207,15 @@ def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, receiver, 
                     if drop > best:
                         best = drop
                         to = q
-                        d = 1.0
+                        d = False
                 else:
                     drop = (hp - flat[q]) / diagonal
                     if drop > best:
                         best = drop
                         to = q
-                        d = diagonal
+                        d = True
             if to >= 0:
-                length[p] = d
+                diagonal_to[p] = d
             receiver[p] = to
         # Roots first, then donors breadth first.
         top = 0
@@ -230,23 +242,32 @@ def _evolve(h, fixed, uplift, erodibility, m, steps, epsilon, active, receiver, 
         head = 0
         while head < top:
             p = stack[head]
-            head += 1
-            area[p] = 1.0
+            area[head] = 1
             q = first[p]
             while q >= 0:
                 stack[top] = q
+                below[top] = head
                 top += 1
                 q = after[q]
+            head += 1
         for t in range(top - 1, roots - 1, -1):
-            p = stack[t]
-            area[receiver[p]] += area[p]
+            area[below[t]] += area[t]
         # Implicit stream power, receivers before donors.
+        for t in range(roots):
+            new[t] = flat[stack[t]]
         for t in range(roots, top):
             p = stack[t]
-            r = receiver[p]
-            f = erodibility * power[int(area[p])] / length[p]
-            v = (flat[p] + up[p] + f * flat[r]) / (1.0 + f)
-            floor = flat[r] + epsilon
-            flat[p] = v if v > floor else floor
+            a = area[t]
+            pw = power[a]
+            if pw < 0.0:
+                pw = float(a) ** m
+                power[a] = pw
+            f = erodibility * pw / (diagonal if diagonal_to[p] else 1.0)
+            hr = new[below[t]]
+            v = (flat[p] + up[p] + f * hr) / (1.0 + f)
+            floor = hr + epsilon
+            v = v if v > floor else floor
+            new[t] = v
+            flat[p] = v
         for t in range(roots):
             root[stack[t]] = False

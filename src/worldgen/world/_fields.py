@@ -42,7 +42,7 @@ import numpy as np
 
 from worldgen._memory import check_memory
 from worldgen.noise._validate import check_bool, check_instance
-from worldgen.world import _biomes, _climate, _elevation, _rivers
+from worldgen.world import _biomes, _climate, _elevation, _rivers, _scratch
 from worldgen.world._config import WorldConfig
 from worldgen.world._lod import sample_axes
 from worldgen.world._window import Window
@@ -216,9 +216,11 @@ def _made(
     climate: bool,
     elevation: np.ndarray | None,
     rivers: bool,
+    into: WorldFields | None = None,
 ) -> WorldFields:
     """:func:`world_fields` of checked arguments (the strips of a window
-    are not checked again)."""
+    are not checked again); the climate's fields written into those of
+    ``into`` (arrays of the window's shape, C-contiguous) if given."""
     shape = window.shape
     if window.height >= 2 * _strip_rows(window):
         return _in_strips(config, window, climate, elevation, rivers)
@@ -247,11 +249,14 @@ def _made(
         step = float(window.step)
         seed = config.seed
         noise = _climate.temperature_noise(config).grid(seed, cols, rows, step)
-        fields.temperature = _climate.temperature(config, elevation, rows[:, None], noise)
-        fields.rainfall = _climate.rainfall(config, cols, rows, window.step)
+        dest = WorldFields(None, None, None, None) if into is None else into
+        fields.temperature = _climate.temperature(
+            config, elevation, rows[:, None], noise, out=dest.temperature
+        )
+        fields.rainfall = _climate.rainfall(config, cols, rows, window.step, out=dest.rainfall)
         dithers = tuple(n.grid(seed, cols, rows, step) for n in _biomes.dither_noises())
         fields.biome = _biomes.classify(
-            config, elevation, fields.temperature, fields.rainfall, dithers
+            config, elevation, fields.temperature, fields.rainfall, dithers, out=dest.biome
         )
         if rivers:
             fields.biome[
@@ -272,9 +277,21 @@ def _in_strips(
     kept = elevation is not None and not rivers
     names = [f.name for f in dataclasses.fields(WorldFields)]
     out: WorldFields | None = None
+    # Each strip's temporaries, and the parts copied out of it, in memory
+    # that the previous strip's left (see _scratch).
+    pool = _scratch.Pool()
+    climate_names = ("temperature", "rainfall", "biome")
     for rows, strip in _strips(window):
         given = None if elevation is None else elevation[rows]
-        part = _made(config, strip, climate, given, rivers)
+        # After the first strip the climate's fields are made in their
+        # rows of the window's (contiguous), not copied there.
+        into = None
+        if out is not None and climate:
+            into = WorldFields(
+                None, None, None, None, **{name: getattr(out, name)[rows] for name in climate_names}
+            )
+        with _scratch.reusing(pool):
+            part = _made(config, strip, climate, given, rivers, into)
         if kept:
             part.elevation = None
         if out is None:
@@ -287,7 +304,7 @@ def _in_strips(
             )  # fmt: skip
         for name in names:
             a = getattr(part, name)
-            if a is not None:
+            if a is not None and not (into is not None and name in climate_names):
                 getattr(out, name)[rows] = a
         del part
     if kept:
@@ -341,6 +358,10 @@ def elevation(config: WorldConfig, window: Window) -> np.ndarray:
     # A big window in strips (the same bytes), with the temporaries of a
     # strip only: a dozen float64 arrays of the whole window otherwise.
     out = np.empty(window.shape)
+    pool = _scratch.Pool()
     for rows, strip in _strips(window):
-        out[rows] = _elevation.elevation(config, strip)
+        # Each strip's heights made in their rows of ``out`` (contiguous),
+        # its temporaries in the previous strip's.
+        with _scratch.reusing(pool):
+            _elevation.elevation(config, strip, out=out[rows])
     return out

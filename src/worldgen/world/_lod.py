@@ -40,6 +40,7 @@ from worldgen.noise import Fractal, Perlin
 from worldgen.noise._generators import Plan
 from worldgen.noise._sampling import classes_tag, grid2, points2, wrapped_tag
 from worldgen.noise._seed import derive_seed
+from worldgen.world import _scratch
 from worldgen.world._window import Window
 
 ALL, COARSE_PART, FINE_PART = 0, 1, 2
@@ -139,8 +140,8 @@ class Octaves:
     def _direct(self, seed, cols, rows, spacing, part) -> np.ndarray:
         plan, factor, constant = self._plan(seed, spacing, part)
         if plan is None or not (rows.size and cols.size):
-            return np.full((rows.size, cols.size), constant)
-        out = np.empty((rows.size, cols.size))
+            return _scratch.full((rows.size, cols.size), constant)
+        out = _scratch.empty((rows.size, cols.size))
         scale = 1.0 / self.wavelength
         xs = cols * scale
         plan = classes_tag(plan, xs)
@@ -171,10 +172,12 @@ class Octaves:
         ix, wx, gx = _coarse_axis(float(cols[0]), cols.size, float(spacing))
         iy, wy, gy = _coarse_axis(float(rows[0]), rows.size, float(spacing))
         coarse = self._direct(seed, gx, gy, spacing, COARSE_PART)
-        fine = None
         if self.wavelengths()[-1] < COARSE * spacing:
+            # The fast octaves' array is ours: the sum is written over it
+            # (each value read before it is written), not into a new one.
             fine = self._direct(seed, cols, rows, spacing, FINE_PART)
-        return interpolate(coarse, ix, wx, iy, wy, add=fine)
+            return interpolate(coarse, ix, wx, iy, wy, add=fine, out=fine)
+        return interpolate(coarse, ix, wx, iy, wy)
 
     def points(self, seed: int, xs: np.ndarray, ys: np.ndarray, spacing: float) -> np.ndarray:
         """Values at the cell positions ``(xs, ys)`` (any shape, equal)."""
@@ -359,12 +362,15 @@ def _interpolate(values, ix, wx, iy, wy, add, out):
 _NOTHING = np.empty((0, 0))
 
 
-def interpolate(values, ix, wx, iy, wy, *, add=None) -> np.ndarray:
+def interpolate(values, ix, wx, iy, wy, *, add=None, out=None) -> np.ndarray:
     """Separable interpolation of grid ``values`` (ny, nx) with the indices
     and weights of :func:`catmull_rom` for columns and rows: ``(len(iy),
     len(ix))``, every sum in a fixed order (the same bytes in every
-    window); plus ``add`` (of that shape), if given, in the same pass."""
-    out = np.empty((iy.shape[0], ix.shape[0]))
+    window); plus ``add`` (of that shape), if given, in the same pass;
+    written into ``out`` (float64, C-contiguous, of that shape; it may be
+    ``add`` itself) if given."""
+    if out is None:
+        out = _scratch.empty((iy.shape[0], ix.shape[0]))
     extra = _NOTHING if add is None else np.ascontiguousarray(add, dtype=np.float64)
     values = np.ascontiguousarray(values, dtype=np.float64)
     # Read-only views: numba compiles a kernel once per set of argument
