@@ -119,3 +119,17 @@ def test_the_command_line_leaves_its_objects_out_of_the_collection_at_exit(tmp_p
     assert done.returncode == 0, done.stderr
     frozen = int(done.stderr.split("frozen")[-1].split()[0])
     assert frozen > 10_000
+
+
+def test_the_terrain_command_loads_no_network_library(tmp_path):
+    # xml.sax.saxutils (for one SVG attribute) loaded urllib, http and ssl.
+    heavy = ("ssl", "http.client", "urllib.request")
+    probe = PROBE.replace('os.environ["WORLDGEN_TEST_HEAVY"]', repr(json.dumps(heavy)))
+    report = tmp_path / "loaded.json"
+    env = dict(os.environ, WORLDGEN_TEST_LOADED=str(report))
+    args = ["terrain", "--width", "32", "--height", "32", "--out", str(tmp_path / "out")]
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(report.read_text()) == []

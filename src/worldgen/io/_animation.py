@@ -10,7 +10,6 @@ import contextlib
 import os
 import pathlib
 from collections.abc import Sequence
-from xml.sax.saxutils import quoteattr
 
 import numpy as np
 from PIL import Image
@@ -294,6 +293,9 @@ def write_svg_polylines(
     if not isinstance(stroke, str) or not stroke.strip():
         raise ValueError(f"stroke must be a non-empty SVG colour string, got {stroke!r}")
     line_width = check_positive(stroke_width, "stroke_width")
+    # Imported here: it loads urllib, http and ssl (about 10 ms), which
+    # every command importing worldgen.io paid.
+    from xml.sax.saxutils import quoteattr
 
     style = (
         f'fill="none" stroke={quoteattr(stroke)} stroke-width="{_number(line_width)}" '
