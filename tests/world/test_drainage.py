@@ -329,3 +329,44 @@ def test_descending_order_is_numpys_stable_argsort(seed):
     for values in cases:
         expected = np.argsort(-values, axis=None, kind="stable")
         assert np.array_equal(_drainage.descending_order(values), expected)
+
+
+def _members_by_numpy(config, window, region):
+    """Which samples of ``window`` lie in ``region``: the whole-array
+    formula the compiled pass stands for."""
+    from worldgen.world import _continents
+    from worldgen.world._lod import sample_axes
+
+    cols, rows = sample_axes(window)
+    wx, wy = (
+        _continents.WARP * n.grid(config.seed, cols, rows, float(window.step)).reshape(window.shape)
+        for n in _continents.warp_noises(config)
+    )
+    size = float(config.continent_size)
+    i = np.floor(cols[None, :] / size + wx).astype(np.int64)
+    j = np.floor(rows[:, None] / size + wy).astype(np.int64)
+    merged = _drainage._merged(config, (i >> 1).ravel(), (j >> 1).ravel()).reshape(i.shape)
+    if region.scale == 2:
+        return merged & ((i >> 1) == region.i) & ((j >> 1) == region.j)
+    return ~merged & (i == region.i) & (j == region.j)
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_a_regions_samples_are_those_of_the_whole_array_formula(seed):
+    # Windows over the borders of squares and 2 x 2 blocks, and every
+    # region their samples fall in (merged blocks and lone squares): each
+    # sample in exactly one.
+    config = WorldConfig(seed=seed, continent_size=2048)
+    for window in (Window(-3000, -2500, 97, 61, 64), Window(1000, -100, 80, 90, 32)):
+        regions = [
+            _drainage.Region(scale, i, j)
+            for scale in (1, 2)
+            for i in (-2, -1, 0, 1)
+            for j in (-2, -1, 0, 1)
+        ]
+        seen = np.zeros(window.shape, dtype=np.int64)
+        for region in regions:
+            made = _drainage._members(config, window, region)
+            assert np.array_equal(made, _members_by_numpy(config, window, region))
+            seen += made
+        assert seen.max() == 1 and seen.any()

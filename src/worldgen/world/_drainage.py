@@ -168,16 +168,40 @@ def _members(config: WorldConfig, window: Window, region: Region, warp: tuple = 
     step = float(window.step)
     if not warp:
         warp = tuple(n.grid(config.seed, cols, rows, step) for n in _continents.warp_noises(config))
-    wx, wy = (_continents.WARP * w.reshape(window.shape) for w in warp)
-    size = float(config.continent_size)
-    x = cols[None, :] / size + wx
-    y = rows[:, None] / size + wy
-    i = np.floor(x).astype(np.int64)
-    j = np.floor(y).astype(np.int64)
-    merged = _merged(config, (i >> 1).ravel(), (j >> 1).ravel()).reshape(i.shape)
-    if region.scale == 2:
-        return merged & ((i >> 1) == region.i) & ((j >> 1) == region.j)
-    return ~merged & (i == region.i) & (j == region.j)
+    wx, wy = (np.ascontiguousarray(w, dtype=np.float64).reshape(-1) for w in warp)
+    out = np.empty(window.shape, dtype=np.bool_)
+    _members_kernel(
+        np.ascontiguousarray(cols, dtype=np.float64), np.ascontiguousarray(rows, dtype=np.float64),
+        wx, wy, _continents.WARP, float(config.continent_size),
+        np.uint64(derive_seed(config.seed, _continents._MERGE)), np.int64(region.scale),
+        np.int64(region.i), np.int64(region.j), out,
+    )  # fmt: skip
+    return out
+
+
+_MERGED = _continents.MERGED
+
+
+@kernel
+def _members_kernel(cols, rows, wx, wy, warp, size, seed, scale, ri, rj, out):
+    # out[r, c]: whether sample (cols[c], rows[r]) lies in region (scale,
+    # ri, rj) by its warped position (wx, wy: the warp noises, row by row):
+    # the square (i, j) it falls in, and whether that square's 2 x 2 block
+    # is merged into one region (the hash only where the block or square is
+    # the region's). numpy's order of operations, so the same bits:
+    # cols / size + WARP * wx, floored.
+    n = 0
+    for r in range(rows.size):
+        for c in range(cols.size):
+            i = np.int64(math.floor(cols[c] / size + warp * wx[n]))
+            j = np.int64(math.floor(rows[r] / size + warp * wy[n]))
+            if scale == 2:
+                inside = (i >> 1) == ri and (j >> 1) == rj
+                out[r, c] = inside and uniform3(seed, i >> 1, j >> 1, 0) < _MERGED
+            else:
+                inside = i == ri and j == rj
+                out[r, c] = inside and not uniform3(seed, i >> 1, j >> 1, 0) < _MERGED
+            n += 1
 
 
 @dataclasses.dataclass(frozen=True)
