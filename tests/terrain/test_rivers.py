@@ -1,5 +1,6 @@
 """Depression filling, D8 flow, accumulation, rivers: hand-made grids, naive twins, properties."""
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -463,6 +464,28 @@ def test_draw_rivers_paints_rivers_and_lakes():
     assert np.array_equal(image, expected)
     same = draw_rivers(rgb, result, widen=False)
     assert (same[result.lakes] == (50, 100, 200)).all()
+
+
+def test_draw_rivers_reads_crops_in_place_as_copies():
+    # A crop of a bigger map's flow (strided views, as the carved windows
+    # hand over) paints what its contiguous copy paints.
+    y, x = np.mgrid[0:30, 0:60]
+    ground = 30.0 - 0.4 * x + 1.5 * np.abs(y - 15) + 0.3 * np.sin(x)
+    whole = rivers(ground, threshold=6)
+    crop = np.s_[3:27, 5:55:1]
+    view = dataclasses.replace(
+        whole, **{f.name: getattr(whole, f.name)[crop] for f in dataclasses.fields(whole)
+                  if isinstance(getattr(whole, f.name), np.ndarray)}
+    )  # fmt: skip
+    copied = dataclasses.replace(
+        view, **{name: np.ascontiguousarray(getattr(view, name))
+                 for name in ("river", "lakes", "accumulation")}
+    )  # fmt: skip
+    assert not view.accumulation.flags.c_contiguous
+    rgb = np.zeros((24, 50, 3), np.uint8)
+    painted = draw_rivers(rgb, view)
+    assert np.array_equal(painted, draw_rivers(rgb, copied))
+    assert (painted == (50, 100, 200)).all(axis=2).any()
 
 
 def test_draw_rivers_widens_big_rivers():
