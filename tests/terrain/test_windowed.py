@@ -203,7 +203,7 @@ def test_droplets_of_a_pass_see_the_heights_it_started_from():
             _erosion._erode_pass_kernel(
                 heights, eroded, deposited, np.int64(0), dy, dx, raw, weight, *args,
                 np.int64(r), np.int64(r + 1), np.int64(start), np.int64(cols - 1 - start), 0.25,
-                0.0, 0.0, -np.inf, *physics,
+                0.0, 0.0, -np.inf, *physics, -np.inf,
             )  # fmt: skip
         return deposited - eroded
 

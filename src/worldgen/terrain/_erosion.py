@@ -308,6 +308,8 @@ def _droplet(
     initial_water,
     initial_speed,
     fixed,
+    lowest,
+    heaviest,
 ):
     # One droplet from (base_x + x, base_y + y) on the heights ``heights``
     # (flat: ``flat``), adding its changes to ``field`` (flat: ``out``) and
@@ -322,6 +324,10 @@ def _droplet(
     # own frame would round differently with the region's origin). The
     # field, eroded and deposited may hold only rows ``row0`` onwards of
     # the heights (a band's own arrays): writes are shifted by as many rows.
+    # ``lowest``: at most the least ``height - floor`` of the heights (-inf:
+    # unknown), ``heaviest`` the brush's largest weight: a step that erodes
+    # at most ``lowest`` from any cell skips the test of each cell's room
+    # (which would not clip; the same bits).
     # ``fixed``: the heights do not change while the droplet runs (a pass of
     # independent droplets), so a step starts from the sample the step
     # before ended on (the same cell and offsets: the same bits) instead of
@@ -399,17 +405,29 @@ def _droplet(
             amount = min((capacity - sediment) * erode_speed, -delta)
             if cx >= reach and cy >= reach and cx + reach < cols and cy + reach < rows:
                 centre = cy * cols + cx
-                for b in range(size):
-                    cell = np.uint64(centre + brush_flat[b])
-                    take = amount * brush_weight[b]
-                    room = flat[cell] - floor
-                    if room < take:
-                        take = room if room > 0.0 else 0.0
-                    mine = cell - shift
-                    if not fixed:
-                        out[mine] -= take
-                    flat_eroded[mine] += take
-                    sediment += take
+                if amount * heaviest <= lowest:
+                    # Every take is at most amount * heaviest (rounding keeps
+                    # the order), so at most each cell's room.
+                    for b in range(size):
+                        cell = np.uint64(centre + brush_flat[b])
+                        take = amount * brush_weight[b]
+                        mine = cell - shift
+                        if not fixed:
+                            out[mine] -= take
+                        flat_eroded[mine] += take
+                        sediment += take
+                else:
+                    for b in range(size):
+                        cell = np.uint64(centre + brush_flat[b])
+                        take = amount * brush_weight[b]
+                        room = flat[cell] - floor
+                        if room < take:
+                            take = room if room > 0.0 else 0.0
+                        mine = cell - shift
+                        if not fixed:
+                            out[mine] -= take
+                        flat_eroded[mine] += take
+                        sediment += take
             else:
                 # Near the edge: renormalise over the cells inside.
                 total = 0.0
@@ -478,7 +496,7 @@ def _erode_kernel(
             brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, 0, 0, 0, x, y, floor,
             -np.inf, inertia,
             capacity_factor, min_capacity, erode_speed, deposit_speed, evaporate_speed, gravity,
-            lifetime, initial_water, initial_speed, False,
+            lifetime, initial_water, initial_speed, False, -np.inf, 1.0,
         )  # fmt: skip
     return carried
 
@@ -527,6 +545,7 @@ def _erode_pass_kernel(
     lifetime,
     initial_water,
     initial_speed,
+    lowest,
 ):
     # Droplets of one pass on ``heights`` (read only), what they erode and
     # deposit added to ``eroded`` and ``deposited``, which hold the rows of
@@ -536,7 +555,11 @@ def _erode_pass_kernel(
     # ``first_key``, a droplet with probability ``chance`` at a hashed
     # point inside it, unless the ground there is below ``sea``. Returns
     # ``carried`` plus the sediment carried off, so that slices chained in
-    # order add up as one call would.
+    # order add up as one call would. ``lowest``: at most the least height
+    # less ``floor`` (-inf: not known), see _droplet.
+    heaviest = 0.0
+    for b in range(brush_weight.size):
+        heaviest = max(heaviest, brush_weight[b])
     rows, cols = heights.shape
     flat = heights.reshape(rows * cols)
     flat_eroded = eroded.reshape(eroded.size)
@@ -559,7 +582,7 @@ def _erode_pass_kernel(
                     brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, c, r, row0,
                     x, y, floor, sea, inertia, capacity_factor, min_capacity, erode_speed,
                     deposit_speed, evaporate_speed, gravity, lifetime, initial_water,
-                    initial_speed, True,
+                    initial_speed, True, lowest, heaviest,
                 )  # fmt: skip
     return carried
 
@@ -1049,11 +1072,11 @@ def erode_cells(
     # fault in and clear again).
     spare: queue.SimpleQueue = queue.SimpleQueue()
 
-    def run(band):
+    def run(band, lowest):
         # The band's droplets on their own arrays (the rows they can change),
         # in slices of rows of about _DROPLET_STEPS_PER_SLICE droplet steps,
         # so that Ctrl-C and ``stop`` are heard between them; chained, the
-        # slices are one call.
+        # slices are one call. ``lowest``: the least height of the pass.
         k, first, last, c0, c1 = band
         lo, hi = max(0, first - g), min(rows, last + g)
         try:
@@ -1072,7 +1095,7 @@ def erode_cells(
                     out, eroded_here, deposited_here, np.int64(lo), brush_dy, brush_dx,
                     brush_raw, brush_weight, *constants, np.int64(k * rounds),
                     np.int64(rounds), np.int64(r), np.int64(min(r + step, last)),
-                    np.int64(c0), np.int64(c1), chance, sediment, *physics,
+                    np.int64(c0), np.int64(c1), chance, sediment, *physics, lowest,
                 )  # fmt: skip
         return lo, hi, block, sediment
 
@@ -1085,10 +1108,14 @@ def erode_cells(
     done = 0
     try:
         for n, band in enumerate(bands):
+            if n == 0 or bands[n - 1][0] != band[0]:
+                # A pass's heights, which its droplets only read: no take
+                # from a cell (floor 0) can outgrow this.
+                lowest = float(out.min()) - 0.0
             if pool is None:
-                pending.append(run(band))
+                pending.append(run(band, lowest))
             else:
-                pending.append(pool.submit(run, band))
+                pending.append(pool.submit(run, band, lowest))
             # Each band's changes are added in band order, whatever the
             # threads: the sums (and so the bytes) do not depend on them.
             # A pass's droplets all read the heights it started from: the
