@@ -272,3 +272,13 @@ def test_pictures_count_ordered_tops_as_the_band_search_finds_them(wet):
         made.append(out)
     for a, b in zip(*made):
         np.testing.assert_array_equal(a, b)
+    # The colour map alone (shaded_bands) counts them the same way too.
+    alone = []
+    for ordered in (True, False):
+        out = np.empty((19, 32, 3), np.uint8)
+        _shading._shaded_bands(
+            padded, 0.3, tops, colours, 3.0, 0.7, 0.7, 0.7, 0.7, 0.5, wet_cells, 0.35, out, ordered
+        )  # fmt: skip
+        alone.append(out)
+    np.testing.assert_array_equal(alone[0], alone[1])
+    np.testing.assert_array_equal(alone[0], made[0][0])

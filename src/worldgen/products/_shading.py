@@ -275,39 +275,53 @@ def _shade_row(above, middle, below, sea, z, sin_alt, sin_az, cos_az, cos_alt, s
 
 
 @kernel
-def _band_colour(middle, r, c, tops, colours, strength, shade, wet, wet_top, out):
-    # The stepped band colour of inner cell (r, c) (of a wet cell above
-    # wet_top, wet_top's; wet has no rows when there are none), shaded as
-    # apply_shade does.
-    height = middle[c + 1]
-    if wet.shape[0] > 0 and wet[r, c] and height > wet_top:
-        height = wet_top
-    k = 0
-    while k < tops.size - 1 and tops[k] < height:
-        k += 1
-    factor = (1.0 - strength) + strength * shade
-    for ch in range(3):
-        out[r, c, ch] = np.uint8(np.rint(colours[k, ch] * factor))
-
-
-@kernel
 def _shaded_bands(
-    padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_alt, strength, wet, wet_top, out
+    padded, sea, tops, colours, z, sin_alt, sin_az, cos_az, cos_alt, strength, wet, wet_top, out,
+    ordered,
 ):  # fmt: skip
     # hillshade(max(padded, sea), exaggeration=z) on the inner cells, the
     # stepped band colours of the heights there (those of wet cells above
     # wet_top at wet_top; wet has no rows when there are none), and
     # apply_shade: the same arithmetic in the same order as those
-    # functions, fused.
+    # functions, fused. Each row in loops of its own, as _pictures: the
+    # hillshade, the bands (see _row_bands), and the shading and rounding,
+    # which vectorise.
     rows, cols = out.shape[0], out.shape[1]
     shades = np.empty(cols)
+    band = np.empty(cols, np.int64)
     for r in range(rows):
-        # The hillshade of a row in a loop of its own; the band search and
-        # the rounding, which do not vectorise, in a second loop.
         above, middle, below = padded[r], padded[r + 1], padded[r + 2]
         _shade_row(above, middle, below, sea, z, sin_alt, sin_az, cos_az, cos_alt, shades)
+        _row_bands(middle, r, tops, wet, wet_top, ordered, band)
+        row = out[r]
         for c in range(cols):
-            _band_colour(middle, r, c, tops, colours, strength, shades[c], wet, wet_top, out)
+            factor = (1.0 - strength) + strength * shades[c]
+            k = band[c]
+            for ch in range(3):
+                row[c, ch] = np.uint8(np.rint(colours[k, ch] * factor))
+
+
+@kernel
+def _row_bands(middle, r, tops, wet, wet_top, ordered, band):
+    # The band of each inner cell of row r: the first k with tops[k] at or
+    # above its height (the last band above every top); a wet cell above
+    # wet_top is taken at wet_top (wet has no rows when there are none).
+    # With the tops in order that is the count of tops (but the last)
+    # below the height, a loop without branches that vectorises.
+    cols = band.size
+    if ordered:
+        if wet.shape[0] > 0:
+            for c in range(cols):
+                height = middle[c + 1]
+                if wet[r, c] and height > wet_top:
+                    height = wet_top
+                band[c] = _tops_below(tops, height)
+        else:
+            for c in range(cols):
+                band[c] = _tops_below(tops, middle[c + 1])
+    else:
+        for c in range(cols):
+            band[c] = _band_of(middle, r, c, tops, wet, wet_top)
 
 
 @kernel
@@ -330,21 +344,7 @@ def _pictures(
         above, middle, below = padded[r], padded[r + 1], padded[r + 2]
         _shade_row(above, middle, below, sea, z, sin_alt, sin_az, cos_az, cos_alt, shades)
         _normal_row(above, middle, below, -normal_strength, normal[r])
-        if ordered:
-            # Tops in order: the band is the count of tops (but the last)
-            # below the height, a loop without branches that vectorises.
-            if wet.shape[0] > 0:
-                for c in range(cols):
-                    height = middle[c + 1]
-                    if wet[r, c] and height > wet_top:
-                        height = wet_top
-                    band[c] = _tops_below(tops, height)
-            else:
-                for c in range(cols):
-                    band[c] = _tops_below(tops, middle[c + 1])
-        else:
-            for c in range(cols):
-                band[c] = _band_of(middle, r, c, tops, wet, wet_top)
+        _row_bands(middle, r, tops, wet, wet_top, ordered, band)
         row_colour, row_biomes, row_ids = colour[r], shaded_biomes[r], biomes[r]
         for c in range(cols):
             factor = (1.0 - strength) + strength * shades[c]
@@ -369,7 +369,7 @@ def _tops_below(tops, height):
 
 @kernel
 def _band_of(middle, r, c, tops, wet, wet_top):
-    # The band of inner cell (r, c) as _band_colour finds it.
+    # The band of inner cell (r, c) by a search (the tops in any order).
     height = middle[c + 1]
     if wet.shape[0] > 0 and wet[r, c] and height > wet_top:
         height = wet_top
@@ -428,7 +428,7 @@ def shaded_pictures(
         float(np.sin(az)), float(np.cos(az)), float(np.cos(alt)), float(strength), wet,
         float(wet_top), np.ascontiguousarray(biomes), np.ascontiguousarray(palette, np.uint8),
         float(biome_strength), float(normal_strength), colour, shaded, normal,
-        bool(np.all(tops[1:] >= tops[:-1])),
+        _in_order(tops),
     )  # fmt: skip
     return colour, shaded, normal
 
@@ -466,9 +466,15 @@ def shaded_bands(
     _shaded_bands(
         heights, float(sea), tops, colours, float(z), float(np.sin(alt)), float(np.sin(az)),
         float(np.cos(az)), float(np.cos(alt)), float(check_unit_interval(strength, "strength")),
-        np.asarray(wet, dtype=np.bool_), float(wet_top), out,
+        np.asarray(wet, dtype=np.bool_), float(wet_top), out, _in_order(tops),
     )  # fmt: skip
     return out
+
+
+def _in_order(tops: np.ndarray) -> bool:
+    """Whether the band tops never fall (then a cell's band is the count
+    of tops below it)."""
+    return bool(np.all(tops[1:] >= tops[:-1]))
 
 
 def normal_map(heights: np.ndarray, *, strength: float = 1.0, cell_size: float = 1.0) -> np.ndarray:
