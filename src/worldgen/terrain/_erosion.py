@@ -407,7 +407,9 @@ def _droplet(
                 centre = cy * cols + cx
                 if amount * heaviest <= lowest:
                     # Every take is at most amount * heaviest (rounding keeps
-                    # the order), so at most each cell's room.
+                    # the order), so at most each cell's room. A loop of its
+                    # own: one loop testing a flag per cell instead ran 0.92
+                    # times as fast (10 paired runs of erode_cells).
                     for b in range(size):
                         cell = np.uint64(centre + brush_flat[b])
                         take = amount * brush_weight[b]
