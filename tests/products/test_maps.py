@@ -279,6 +279,54 @@ def test_metres_from_unit_keeps_the_shape_it_is_given(shape):
     np.testing.assert_allclose(metres, expected, rtol=1e-12, atol=1e-9)
 
 
+def test_metres_from_unit_of_a_crop_is_that_of_its_copy():
+    # A crop of a bigger window's heights is read where it lies: the same
+    # values as from a contiguous copy, of every shape.
+    from worldgen.config import map_config, preset
+
+    config = map_config(preset("continents"))
+    big = np.random.default_rng(3).uniform(0.0, 1.0, (40, 50))
+    crop = big[5:31, 7:43]
+    assert not crop.flags.c_contiguous
+    np.testing.assert_array_equal(
+        config.metres_from_unit(crop), config.metres_from_unit(crop.copy())
+    )
+    assert config.metres_from_unit(big[2:9, 3]).shape == (7,)
+    cube = np.random.default_rng(4).uniform(0.0, 1.0, (3, 4, 5))
+    np.testing.assert_array_equal(
+        config.metres_from_unit(cube).reshape(-1), config.metres_from_unit(cube.reshape(-1))
+    )
+
+
+@pytest.mark.parametrize("preset_name", ["continents", None])
+def test_layers_without_climate_are_the_same_layers(preset_name):
+    # climate=False: the classes, tiles, biomes, ids, masks and water of the
+    # layers with it; no elevation, moisture or temperature.
+    from worldgen.config import map_config, preset
+    from worldgen.products._maps import layers_from_heights
+
+    config = (
+        map_config(preset(preset_name))
+        if preset_name
+        else MapConfig(NoiseMap(width=96, height=64, seed=5))
+    )
+    x, y = (0, 0) if preset_name is None else (-26128 + 700, -31328 + 900)
+    window = Window(x, y, 96, 64)
+    halo = config.tile_halo
+    heights = config.elevation(window.grown(halo)) if config.world is None else None
+    if heights is None:
+        heights = config.unit_from_metres(config.world_ground(window.grown(halo))[0])
+    fresh = np.zeros(heights.shape, bool)
+    fresh[30:34, :] = True
+    full = layers_from_heights(config, window, heights, halo=halo, fresh_water=fresh)
+    lean = layers_from_heights(config, window, heights, halo=halo, fresh_water=fresh, climate=False)
+    assert lean.elevation is None and lean.moisture is None and lean.temperature is None
+    assert full.moisture is not None
+    for name in ("classes", "tiles", "biomes", "tile_ids", "autotile", "water"):
+        np.testing.assert_array_equal(getattr(lean, name), getattr(full, name), err_msg=name)
+    assert len(np.unique(full.biomes)) > 1
+
+
 def test_unit_from_metres_in_place_is_the_same_bytes():
     from worldgen.config import map_config, preset
 

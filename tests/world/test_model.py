@@ -446,6 +446,25 @@ def test_a_big_window_made_in_strips_is_the_same_window(monkeypatch, step):
     assert strips_given.continentalness is None
 
 
+@pytest.mark.parametrize("strips", [False, True])
+def test_biomes_alone_are_those_of_the_fields(monkeypatch, strips):
+    # The biomes of given heights, in strips without the climate beside
+    # them, as world_fields makes them with it.
+    x0, y0 = spawn(WORLD)
+    window = Window(x0 - 150, y0 - 230, 300, 530)
+    elevation = world_fields(WORLD, window, climate=False).elevation - 35.0
+    fields = world_fields(WORLD, window, elevation=elevation)
+    if strips:
+        monkeypatch.setattr(_fields, "STRIP_SAMPLES", 1 << 15)
+        monkeypatch.setattr(_fields, "STRIP_ROWS", 100)
+    biome = _fields.biomes(WORLD, window, elevation)
+    assert biome.dtype == fields.biome.dtype == np.uint8
+    np.testing.assert_array_equal(biome, fields.biome)
+    assert len(np.unique(biome)) > 2  # biomes there to compare
+    with pytest.raises(ValueError, match="elevation must have the window's shape"):
+        _fields.biomes(WORLD, window, elevation[1:])
+
+
 def test_water_kinds_are_those_of_the_fields(monkeypatch):
     # The rivers' kinds and discharge alone, in strips, as world_fields
     # makes them with every other field.

@@ -393,13 +393,12 @@ def _write_terrain(
     made = carve_window(
         config, terrain_config, window, blend=blend, progress=progress, shared=False
     )
-    # Only what the files need is kept, each freed once written.
-    terrain = dataclasses.replace(made.terrain, rivers=None)
+    # Only what the files need is kept, each freed once written; the
+    # erosion's arrays (three of float64) only as their picture.
+    terrain = dataclasses.replace(made.terrain, rivers=None, erosion=None)
     colour, carved, pictured, height = made.colour, made.carved, made.pictured, made.height
+    erosion = None if made.terrain.erosion is None else _erosion_picture(made.terrain.erosion)
     del made
-    # The files read neither the layers' heights nor their climate (the
-    # pictures and height files have their own heights).
-    carved = dataclasses.replace(carved, elevation=None, moisture=None, temperature=None)
     written = _write_layers(
         config, window, carved, out, formats, tile, blend, progress,
         heights=pictured, height_files=height,
@@ -413,9 +412,9 @@ def _write_terrain(
     # terrain.png is also the meshes' texture: encoded once.
     texture = png_bytes(colour)
     written.append(write_png_bytes(out / "terrain.png", texture))
-    if terrain.erosion is not None:
-        written.append(write_rgb_png(out / "erosion.png", _erosion_picture(terrain.erosion)))
-        terrain = dataclasses.replace(terrain, erosion=None)
+    if erosion is not None:
+        written.append(write_rgb_png(out / "erosion.png", erosion))
+        del erosion
     if progress is not None:
         progress("mesh")
     mesh = terrain_surface(terrain, terrain_config)

@@ -34,7 +34,8 @@ class CarvedWindow:
         below hold what the files need.
     carved : MapLayers
         The map's layers remade from the carved heights (classes, tiles,
-        biomes) with the tile halo.
+        biomes, water) with the tile halo; without their ``elevation``,
+        ``moisture`` and ``temperature`` (None).
     colour : numpy.ndarray of uint8, (H, W, 3)
         The shaded colour map of the carved heights, rivers and lakes drawn.
     pictured : numpy.ndarray of float64, (H + 2 h, W + 2 h)
@@ -132,7 +133,7 @@ def carve_window(
     # Lakes and rivers are water in the layers (biomes, classes, tiles).
     fresh = None if flow is None else flow.river | flow.lakes
     carved = layers_from_heights(
-        config, window, heights, halo=halo, fresh_water=fresh, progress=stage
+        config, window, heights, halo=halo, fresh_water=fresh, progress=stage, climate=False
     )
     return CarvedWindow(
         terrain=terrain, carved=carved, colour=colour, pictured=pictured, height=height

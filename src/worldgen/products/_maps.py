@@ -70,13 +70,16 @@ def _unit_from_metres(e, sea, relief, depth, out):
 @kernel
 def _metres_from_unit(u, sea, relief, depth, out):
     # np.where(u >= sea, (u - sea) / (1.0 - sea) * relief, (u / sea - 1.0)
-    # * depth), each value by the same arithmetic, without the temporaries.
+    # * depth), each value by the same arithmetic, without the temporaries;
+    # u and out 2-D, u of any strides (a window cut from a bigger one's).
     land = 1.0 - sea
-    for k in range(u.size):
-        if u[k] >= sea:
-            out[k] = (u[k] - sea) / land * relief
-        else:
-            out[k] = (u[k] / sea - 1.0) * depth
+    for r in range(u.shape[0]):
+        row, made = u[r], out[r]
+        for c in range(u.shape[1]):
+            if row[c] >= sea:
+                made[c] = (row[c] - sea) / land * relief
+            else:
+                made[c] = (row[c] / sea - 1.0) * depth
 
 
 @dataclasses.dataclass(frozen=True)
@@ -225,9 +228,11 @@ class MapConfig:
         if self.world is None:
             return (u - sea) * self.relief
         out = np.empty(u.shape)  # of any shape, a 0-d array's too
+        # As rows: a 2-D crop is read where it lies, not copied first.
+        rows = u if u.ndim == 2 else np.ascontiguousarray(u).reshape(1, -1)
         _metres_from_unit(
-            np.ascontiguousarray(u).reshape(-1), sea, float(self.world.relief), float(self.world.ocean_depth),
-            out.reshape(-1),
+            rows, sea, float(self.world.relief), float(self.world.ocean_depth),
+            out.reshape(rows.shape),
         )  # fmt: skip
         return out
 
@@ -412,10 +417,15 @@ def layers_from_heights(
     halo: int = 0,
     fresh_water: np.ndarray | None = None,
     progress=None,
+    climate: bool = True,
 ) -> MapLayers:
     """The layers of ``window`` with the given ``heights`` (e.g. after
     erosion): climate, classes, biomes and clean-up as :func:`make_layers`
     makes them.
+
+    Without ``climate``, the layers' ``elevation``, ``moisture`` and
+    ``temperature`` are None: the biomes are made without keeping the
+    window's climate (or a copy of its heights) beside them.
 
     ``fresh_water`` (bool, the shape of ``heights``), if given, marks lakes
     and rivers: there the classes are water (the top water band, before
@@ -439,7 +449,9 @@ def layers_from_heights(
             f"heights must be those of the window grown by halo={halo}, shape "
             f"{(window.height + 2 * halo, window.width + 2 * halo)}, got {around.shape}"
         )
-    heights = around[core].copy()
+    heights = around[core]
+    if climate:
+        heights = heights.copy()  # the layers' own
     fresh = None
     if fresh_water is not None:
         fresh = np.asarray(fresh_water, dtype=bool)
@@ -453,12 +465,17 @@ def layers_from_heights(
         temperature = None
         if len(config.biomes.temperature) > 1:
             temperature = config.climate(_TEMPERATURE).generate(window)
-    else:
+    elif climate:
         from worldgen.world._fields import world_fields
 
         fields = world_fields(config.world, window, elevation=config.metres_from_unit(heights))
         moisture, temperature, world_biomes = fields.rainfall, fields.temperature, fields.biome
         del fields  # its elevation, continentalness and belts: a big window's peak memory
+    else:
+        from worldgen.world._fields import biomes as made_biomes
+
+        moisture = temperature = None
+        world_biomes = made_biomes(config.world, window, config.metres_from_unit(heights))
     stage("classes")
     around = classify(around, config.bands)
     water_classes = config.water_classes
@@ -486,6 +503,8 @@ def layers_from_heights(
         cut = halo - need
         around = around[cut : around.shape[0] - cut, cut : around.shape[1] - cut]
     tiles, ids, masks = tile_layers(config, around, need)
+    if not climate:
+        heights = moisture = temperature = None
     return MapLayers(heights, classes, tiles, moisture, temperature, biomes, ids, masks, water)
 
 

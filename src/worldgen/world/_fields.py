@@ -312,6 +312,28 @@ def _in_strips(
     return out
 
 
+def biomes(config: WorldConfig, window: Window, elevation: np.ndarray) -> np.ndarray:
+    """The ``biome`` of ``world_fields(config, window,
+    elevation=elevation)``, the same bytes, made in strips of rows as it
+    makes them but without the window's temperature, rainfall and water
+    beside it (each strip's are temporaries of the strip)."""
+    check_instance(config, "config", WorldConfig)
+    check_instance(window, "window", Window)
+    elevation = np.asarray(elevation, dtype=np.float64)
+    if elevation.shape != window.shape:
+        raise ValueError(
+            f"elevation must have the window's shape {window.shape}, got {elevation.shape}"
+        )
+    _check_fits(window, 1)
+    out = np.empty(window.shape, np.uint8)
+    pool = _scratch.Pool()
+    for rows, strip in _strips(window):
+        into = WorldFields(None, None, None, None, biome=out[rows])
+        with _scratch.reusing(pool):
+            _made(config, strip, True, elevation[rows], False, into)
+    return out
+
+
 def water_kinds(config: WorldConfig, window: Window) -> tuple[np.ndarray, np.ndarray]:
     """The ``water_kind`` and ``discharge`` of ``world_fields(config,
     window, climate=False, rivers=True)``, the same bytes, made in strips
