@@ -54,6 +54,21 @@ def brush_cells(cx, cy, radius, width, height):
     return [(x, y, weight / total) for x, y, weight in cells]
 
 
+def whole_brush(radius):
+    """The weights of the brush of a cell far from every edge."""
+    reach = radius + 1
+    return [
+        weight for _, _, weight in brush_cells(reach, reach, radius, 2 * reach + 1, 2 * reach + 1)
+    ]
+
+
+def sum_in_order(values):
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
 DEFAULT_PARAMS = {
     "radius": 3,
     "inertia": 0.05,
@@ -141,14 +156,24 @@ def droplet(grid, changes, eroded, deposited, c, r, x, y, floor, sea, p):
                 deposited[j][i] += part
         else:
             amount = min((capacity - sediment) * p["erode_speed"], -delta)
-            for i, j, weight in brush_cells(cx, cy, p["radius"], cols, rows):
+            cells = brush_cells(cx, cy, p["radius"], cols, rows)
+            gained, cut = 0.0, False
+            for i, j, weight in cells:
                 take = amount * weight
                 room = grid[j][i] - floor
-                take = max(0.0, min(take, room))
+                if room < take:
+                    take, cut = max(0.0, room), True
                 if changes is not None:
                     changes[j][i] -= take
                 eroded[j][i] += take
-                sediment += take
+                gained += take
+            # The sediment gains the takes' sum; where none was cut to its
+            # cell's room and the brush is whole, that is amount times the
+            # brush's weights summed in order.
+            whole = whole_brush(p["radius"])
+            if not cut and len(cells) == len(whole):
+                gained = amount * sum_in_order(whole)
+            sediment += gained
 
         speed = math.sqrt(max(0.0, speed * speed - delta * p["gravity"]))
         water *= 1.0 - p["evaporate_speed"]

@@ -310,6 +310,8 @@ def _droplet(
     fixed,
     lowest,
     heaviest,
+    weight_sum,
+    start,
 ):
     # One droplet from (base_x + x, base_y + y) on the heights ``heights``
     # (flat: ``flat``), adding its changes to ``field`` (flat: ``out``) and
@@ -332,7 +334,13 @@ def _droplet(
     # independent droplets), so a step starts from the sample the step
     # before ended on (the same cell and offsets: the same bits) instead of
     # reading the heights again, and the field is not written: the pass
-    # makes its changes from what was eroded and deposited.
+    # makes its changes from what was eroded and deposited; its first
+    # sample is ``start`` (height, gradient), which the pass took to see
+    # whether it rains on the sea.
+    # A step's erosion adds to the sediment what it took: the takes summed
+    # in brush order, or, where none was cut to its cell's room and the
+    # brush is whole, amount x ``weight_sum`` (the brush's weights summed
+    # in order), which is what they add up to without a chain of additions.
     rows, cols = heights.shape
     xmax = float(cols - 1)
     ymax = float(rows - 1)
@@ -347,13 +355,13 @@ def _droplet(
     right = xmax - base_x
     top = -float(base_y)
     bottom = ymax - base_y
-    old = gx = gy = 0.0
-    for step in range(lifetime):
+    old, gx, gy = start
+    for _ in range(lifetime):
         cx = min(base_x + math.floor(x), cols - 2)
         cy = min(base_y + math.floor(y), rows - 2)
         ox = x - (cx - base_x)
         oy = y - (cy - base_y)
-        if step == 0 or not fixed:
+        if not fixed:
             old, gx, gy = _sample(flat, cols, ox, oy, cx, cy)
         dx = dx * inertia - gx * (1.0 - inertia)
         dy = dy * inertia - gy * (1.0 - inertia)
@@ -417,21 +425,26 @@ def _droplet(
                         if not fixed:
                             out[mine] -= take
                         flat_eroded[mine] += take
-                        sediment += take
+                    sediment += amount * weight_sum
                 else:
+                    gained = 0.0
+                    cut = False
                     for b in range(size):
                         cell = np.uint64(centre + brush_flat[b])
                         take = amount * brush_weight[b]
                         room = flat[cell] - floor
                         if room < take:
                             take = room if room > 0.0 else 0.0
+                            cut = True
                         mine = cell - shift
                         if not fixed:
                             out[mine] -= take
                         flat_eroded[mine] += take
-                        sediment += take
+                        gained += take
+                    sediment += gained if cut else amount * weight_sum
             else:
                 # Near the edge: renormalise over the cells inside.
+                gained = 0.0
                 total = 0.0
                 for b in range(size):
                     by = cy + brush_dy[b]
@@ -449,7 +462,8 @@ def _droplet(
                         if not fixed:
                             field[by - row0, bx] -= take
                         eroded[by - row0, bx] += take
-                        sediment += take
+                        gained += take
+                sediment += gained
         squared = speed * speed - delta * gravity
         speed = math.sqrt(squared) if squared > 0.0 else 0.0
         water *= 1.0 - evaporate_speed
@@ -490,6 +504,9 @@ def _erode_kernel(
     flat_eroded = eroded.reshape(rows * cols)
     flat_deposited = deposited.reshape(rows * cols)
     brush_flat = brush_dy * cols + brush_dx
+    weight_sum = 0.0
+    for b in range(brush_weight.size):
+        weight_sum += brush_weight[b]
     for k in range(first, last):
         x = _uniform(seed, 2 * k + 1) * (cols - 1)
         y = _uniform(seed, 2 * k + 2) * (rows - 1)
@@ -498,7 +515,8 @@ def _erode_kernel(
             brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, 0, 0, 0, x, y, floor,
             -np.inf, inertia,
             capacity_factor, min_capacity, erode_speed, deposit_speed, evaporate_speed, gravity,
-            lifetime, initial_water, initial_speed, False, -np.inf, 1.0,
+            lifetime, initial_water, initial_speed, False, -np.inf, 1.0, weight_sum,
+            (0.0, 0.0, 0.0),
         )  # fmt: skip
     return carried
 
@@ -560,8 +578,10 @@ def _erode_pass_kernel(
     # order add up as one call would. ``lowest``: at most the least height
     # less ``floor`` (-inf: not known), see _droplet.
     heaviest = 0.0
+    weight_sum = 0.0
     for b in range(brush_weight.size):
         heaviest = max(heaviest, brush_weight[b])
+        weight_sum += brush_weight[b]
     rows, cols = heights.shape
     flat = heights.reshape(rows * cols)
     flat_eroded = eroded.reshape(eroded.size)
@@ -575,7 +595,10 @@ def _erode_pass_kernel(
                     continue
                 x = _uniform(key, 2)
                 y = _uniform(key, 3)
-                if _sample(flat, cols, x, y, c, r)[0] < sea:
+                # (c, r) is inside the region's last column and row, so it
+                # is the droplet's first cell, at offsets (x, y).
+                start = _sample(flat, cols, x, y, c, r)
+                if start[0] < sea:
                     continue  # rain on the sea
                 # A droplet of a pass writes no field (``fixed``): the eroded
                 # arrays stand in for it.
@@ -584,7 +607,7 @@ def _erode_pass_kernel(
                     brush_dy, brush_dx, brush_flat, brush_raw, brush_weight, reach, c, r, row0,
                     x, y, floor, sea, inertia, capacity_factor, min_capacity, erode_speed,
                     deposit_speed, evaporate_speed, gravity, lifetime, initial_water,
-                    initial_speed, True, lowest, heaviest,
+                    initial_speed, True, lowest, heaviest, weight_sum, start,
                 )  # fmt: skip
     return carried
 
@@ -714,7 +737,10 @@ def erode(
        normalised to sum 1 over the cells inside. A cell gives at most what
        lies above the floor ``min(0, heights.min())``, so, as in Lague's
        code for maps in [0, 1], nothing is ever eroded below 0 (or below
-       the input's lowest point if that is negative).
+       the input's lowest point if that is negative). The sediment gains
+       what was taken: ``amount`` times the whole brush's weights summed
+       in order where no cell gave less than its share and the brush lies
+       inside the map, else the takes summed in the brush's row order.
     6. ``speed = sqrt(max(0, speed**2 - delta * gravity))``: going downhill
        (``delta < 0``) speeds the droplet up, going uphill slows it down.
        This is the physical sign: the kinetic energy grows by the drop
