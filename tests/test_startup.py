@@ -133,3 +133,31 @@ def test_the_terrain_command_loads_no_network_library(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(report.read_text()) == []
+
+
+def test_start_up_runs_no_search_of_the_imports_objects():
+    # Importing typer, rich, numpy and numba made the collector search their
+    # some 300,000 lasting objects a dozen times (and the first kernel load
+    # set off a full search): about 0.1 s of CPU a command. Up to the
+    # command, no collection beyond the youngest objects runs; the command
+    # runs with the collector on and those objects frozen.
+    probe = textwrap.dedent(
+        """
+        import gc, sys
+        older = []
+        gc.callbacks.append(lambda phase, info: phase == "stop" and info["generation"] and older.append(1))
+        import worldgen.cli
+
+        def run():
+            print("collections", len(older), gc.isenabled(), gc.get_freeze_count(), file=sys.stderr)
+            return 0
+
+        worldgen.cli.run = run
+        worldgen.cli.main()
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    older, enabled, frozen = done.stderr.split("collections")[-1].split()[:3]
+    assert (int(older), enabled) == (0, "True")
+    assert int(frozen) > 100_000

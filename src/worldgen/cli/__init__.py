@@ -5,6 +5,7 @@ option, on built-in defaults. Library errors (bad parameters) become one red
 line on stderr and exit status 1; long work shows a progress bar.
 """
 
+import gc
 import os
 import sys
 
@@ -13,9 +14,16 @@ import sys
 # tenth of a second of CPU in every command. A value the user set is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+# Importing typer, rich, numpy and numba makes some 300,000 objects that
+# live as long as the process: the collector, run every few hundred new
+# objects, searched them again and again (a few hundredths of a second),
+# finding almost nothing. It is off while they are imported (and back on
+# after, as it was), and main() freezes them.
+_COLLECTING = gc.isenabled()
+gc.disable()
+
 try:  # typer, rich, numpy: Ctrl-C here is one line too
     import atexit
-    import gc
     import signal
 
     import typer
@@ -37,6 +45,9 @@ except BaseException as exc:
     if caused_by_ctrl_c(exc):
         raise stopped_early() from None
     raise
+finally:
+    if _COLLECTING:
+        gc.enable()
 
 # Click's base of usage errors, wherever this typer version keeps click.
 _ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -93,6 +104,7 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def main() -> None:
+    gc.disable()  # as for the imports above: numba's are most of them
     try:
         from worldgen._jit import skip_blas_probe  # numba: a few tenths of a second
 
@@ -101,6 +113,12 @@ def main() -> None:
         if not caused_by_ctrl_c(exc):
             raise
         sys.exit(_fail(KeyboardInterrupt()).exit_code)
+    # What the imports made lives as long as the process: frozen, the
+    # collector's full searches (numba's first kernel load sets one off)
+    # leave it out.
+    gc.freeze()
+    if _COLLECTING:
+        gc.enable()
     code = run()
     # At exit the interpreter searches every object still alive for
     # garbage cycles (numba's types, registries and kernels among them):
