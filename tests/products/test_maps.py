@@ -171,6 +171,26 @@ def test_default_biome_table_is_pinned_at_its_boundaries():
     }  # fmt: skip
 
 
+@given(
+    st.lists(st.floats(-2.0, 3.0, allow_nan=False), min_size=1, max_size=60),
+    st.lists(st.floats(-1.0, 2.0, allow_nan=False), min_size=1, max_size=9, unique=True),
+)
+def test_classify_is_the_search_of_the_band_tops(values, tops):
+    # The first band whose top is at least the height (the last above every
+    # top), as numpy's search finds it; the tops themselves, strided and
+    # 2-D heights too.
+    from worldgen.products._classify import Band
+
+    tops = sorted(tops)
+    bands = [Band(f"b{k}", top, (k, k, k)) for k, top in enumerate(tops)]
+    heights = np.array(values + tops)
+    expected = np.minimum(np.searchsorted(tops, heights, side="left"), len(tops) - 1)
+    got = classify(heights, bands)
+    assert got.dtype == np.uint8 and np.array_equal(got, expected)
+    grid = np.repeat(heights[None, :], 3, axis=0)[:, ::2]
+    assert np.array_equal(classify(grid, bands), np.repeat(expected[None, ::2], 3, axis=0))
+
+
 def test_biomes_by_elevation_and_moisture():
     names = DEFAULT_BIOMES.names
     ids = DEFAULT_BIOMES.classify(

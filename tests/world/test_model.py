@@ -461,6 +461,12 @@ def test_biomes_alone_are_those_of_the_fields(monkeypatch, strips):
     assert biome.dtype == fields.biome.dtype == np.uint8
     np.testing.assert_array_equal(biome, fields.biome)
     assert len(np.unique(biome)) > 2  # biomes there to compare
+    # The metres asked for a strip of rows at a time.
+    asked = []
+    by_rows = _fields.biomes(WORLD, window, lambda rows: asked.append(rows) or elevation[rows])
+    np.testing.assert_array_equal(by_rows, fields.biome)
+    assert asked == [rows for rows, _ in _fields._strips(window)]
+    assert len(asked) == (5 if strips else 1)
     with pytest.raises(ValueError, match="elevation must have the window's shape"):
         _fields.biomes(WORLD, window, elevation[1:])
 

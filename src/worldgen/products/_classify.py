@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 
 from worldgen._checks import Colour, check_colour, finite_values
+from worldgen._jit import kernel
 from worldgen.noise._validate import check_real
 
 
@@ -68,9 +69,28 @@ def classify(heights: np.ndarray, bands=DEFAULT_BANDS) -> np.ndarray:
     if len(bands) > 256:
         raise ValueError(f"at most 256 bands, got {len(bands)}")
     tops = np.array([b.top for b in bands])
-    index = np.searchsorted(tops, finite_values(heights, "heights"), side="left")
-    into = index if isinstance(index, np.ndarray) else None  # an array: in place
-    return np.minimum(index, len(bands) - 1, out=into).astype(np.uint8)
+    values = finite_values(heights, "heights")
+    out = np.empty(values.shape, np.uint8)
+    # (np.searchsorted's int64 indices were 8 bytes a height of fresh memory.)
+    _classify(np.ascontiguousarray(values).reshape(-1), tops, out.reshape(-1))
+    return out
+
+
+@kernel
+def tops_below(tops, height):
+    """How many of ``tops[:-1]`` lie below ``height``: with the tops in
+    increasing order, the index of the first band whose top is at least the
+    height (the last band above every top), in a loop without branches."""
+    k = 0
+    for j in range(tops.size - 1):
+        k += tops[j] < height
+    return k
+
+
+@kernel
+def _classify(heights, tops, out):
+    for k in range(heights.size):
+        out[k] = tops_below(tops, heights[k])
 
 
 def band_colours(bands=DEFAULT_BANDS) -> np.ndarray:

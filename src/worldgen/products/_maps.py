@@ -475,7 +475,10 @@ def layers_from_heights(
         from worldgen.world._fields import biomes as made_biomes
 
         moisture = temperature = None
-        world_biomes = made_biomes(config.world, window, config.metres_from_unit(heights))
+        # The metres of each strip of rows only, as its biomes are made.
+        world_biomes = made_biomes(
+            config.world, window, lambda rows: config.metres_from_unit(heights[rows])
+        )
     stage("classes")
     around = classify(around, config.bands)
     water_classes = config.water_classes

@@ -28,6 +28,7 @@ from worldgen._checks import (
 )
 from worldgen._jit import kernel
 from worldgen.noise._validate import check_bool, check_int, check_positive
+from worldgen.products._classify import tops_below
 
 
 def _check_stops(stops: object) -> tuple[np.ndarray, np.ndarray]:
@@ -315,10 +316,10 @@ def _row_bands(middle, r, tops, wet, wet_top, ordered, band):
                 height = middle[c + 1]
                 if wet[r, c] and height > wet_top:
                     height = wet_top
-                band[c] = _tops_below(tops, height)
+                band[c] = tops_below(tops, height)
         else:
             for c in range(cols):
-                band[c] = _tops_below(tops, middle[c + 1])
+                band[c] = tops_below(tops, middle[c + 1])
     else:
         for c in range(cols):
             band[c] = _band_of(middle, r, c, tops, wet, wet_top)
@@ -355,16 +356,6 @@ def _pictures(
             b = row_ids[c]
             for ch in range(3):
                 row_biomes[c, ch] = np.uint8(np.rint(palette[b, ch] * factor))
-
-
-@kernel
-def _tops_below(tops, height):
-    # How many of tops[:-1] lie below height: with the tops in order, the
-    # band _band_of finds.
-    k = 0
-    for j in range(tops.size - 1):
-        k += tops[j] < height
-    return k
 
 
 @kernel

@@ -312,25 +312,34 @@ def _in_strips(
     return out
 
 
-def biomes(config: WorldConfig, window: Window, elevation: np.ndarray) -> np.ndarray:
+def biomes(config: WorldConfig, window: Window, elevation) -> np.ndarray:
     """The ``biome`` of ``world_fields(config, window,
     elevation=elevation)``, the same bytes, made in strips of rows as it
     makes them but without the window's temperature, rainfall and water
-    beside it (each strip's are temporaries of the strip)."""
+    beside it (each strip's are temporaries of the strip).
+
+    ``elevation``: metres of the window, shape ``(H, W)``, or a function
+    of a slice of its rows that gives theirs, so that a big window's
+    metres too are made a strip at a time.
+    """
     check_instance(config, "config", WorldConfig)
     check_instance(window, "window", Window)
-    elevation = np.asarray(elevation, dtype=np.float64)
-    if elevation.shape != window.shape:
-        raise ValueError(
-            f"elevation must have the window's shape {window.shape}, got {elevation.shape}"
-        )
+    if not callable(elevation):
+        elevation = np.asarray(elevation, dtype=np.float64)
+        if elevation.shape != window.shape:
+            raise ValueError(
+                f"elevation must have the window's shape {window.shape}, got {elevation.shape}"
+            )
+        elevation = elevation.__getitem__
     _check_fits(window, 1)
     out = np.empty(window.shape, np.uint8)
     pool = _scratch.Pool()
     for rows, strip in _strips(window):
         into = WorldFields(None, None, None, None, biome=out[rows])
+        given = np.ascontiguousarray(elevation(rows), dtype=np.float64)
         with _scratch.reusing(pool):
-            _made(config, strip, True, elevation[rows], False, into)
+            _made(config, strip, True, given, False, into)
+        del given
     return out
 
 
