@@ -7,6 +7,7 @@ import select
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 
 import pytest
@@ -263,6 +264,52 @@ def test_ctrl_c_during_the_start_up_is_one_line(tmp_path, delay):
     assert len(lines) == 1 and lines[0].startswith("interrupted: "), err
     if delay <= 0.1:  # still importing: the line a Ctrl-C before any set says
         assert lines == ["interrupted: nothing was written"], err
+
+
+def test_a_ctrl_c_in_a_callback_during_the_start_up_is_not_lost(tmp_path):
+    # A Ctrl-C that landed in an import lock's weakref callback was printed
+    # as "Exception ignored ... KeyboardInterrupt" with its traceback, and
+    # the command ran on as if it never came.
+    probe = textwrap.dedent(
+        """
+        import sys, weakref
+        import worldgen.cli
+
+        class Thing:
+            pass
+
+        def callback(ref):
+            raise KeyboardInterrupt  # as a signal landing in it
+
+        thing = Thing()
+        ref = weakref.ref(thing, callback)
+        del thing
+        worldgen.cli.main()
+        """
+    )
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *TINY, "--out", str(out)], capture_output=True, text=True
+    )
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip() == "interrupted: nothing was written", done.stderr
+    assert not out.exists()
+
+
+def test_a_ctrl_c_kept_from_a_callback_stops_the_work_at_its_next_stage(tmp_path, capsys):
+    # Kept during the work (as the hook keeps one that landed in a
+    # callback), it stops the command at its next stage: nothing written.
+    import types
+
+    from worldgen.cli import _interrupt, run
+
+    _interrupt.keep_ctrl_c(types.SimpleNamespace(exc_value=KeyboardInterrupt()))
+    out = tmp_path / "out"
+    assert run(["map", "--width", "16", "--height", "16", "--out", str(out)]) == 130
+    assert "interrupted: nothing was written" in capsys.readouterr().err
+    assert not out.exists()
+    # And once only: the next command runs.
+    assert run(["map", "--width", "16", "--height", "16", "--out", str(out)]) == 0
 
 
 def test_a_store_that_cannot_be_used_is_named_by_its_option(tmp_path):

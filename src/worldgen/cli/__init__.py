@@ -9,11 +9,6 @@ import gc
 import os
 import sys
 
-# The command line does no linear algebra: without this, numpy's OpenBLAS
-# starts a thread per extra core when it loads, which spins for about a
-# tenth of a second of CPU in every command. A value the user set is kept.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
 # Importing typer, rich, numpy and numba makes some 300,000 objects that
 # live as long as the process: the collector, run every few hundred new
 # objects, searched them again and again (a few hundredths of a second),
@@ -21,6 +16,17 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # after, as it was), and main() freezes them.
 _COLLECTING = gc.isenabled()
 gc.disable()
+
+from worldgen.cli._interrupt import keep_ctrl_c, raise_kept_ctrl_c  # noqa: E402
+
+# A Ctrl-C that lands where Python cannot raise it (an import's module-lock
+# callback) is kept, not printed and lost: raised at the next check.
+sys.unraisablehook = keep_ctrl_c
+
+# The command line does no linear algebra: without this, numpy's OpenBLAS
+# starts a thread per extra core when it loads, which spins for about a
+# tenth of a second of CPU in every command. A value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 try:  # typer, rich, numpy: Ctrl-C here is one line too
     import atexit
@@ -39,6 +45,8 @@ try:  # typer, rich, numpy: Ctrl-C here is one line too
         leave_if_working,
     )
     from worldgen.cli._interrupt import caused_by_ctrl_c
+
+    raise_kept_ctrl_c()
 except BaseException as exc:
     from worldgen.cli._interrupt import caused_by_ctrl_c, stopped_early
 
@@ -109,6 +117,7 @@ def main() -> None:
         from worldgen._jit import skip_blas_probe  # numba: a few tenths of a second
 
         skip_blas_probe()
+        raise_kept_ctrl_c()
     except BaseException as exc:
         if not caused_by_ctrl_c(exc):
             raise

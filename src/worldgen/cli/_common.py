@@ -21,6 +21,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from worldgen.cli._interrupt import raise_kept_ctrl_c
+
 if TYPE_CHECKING:
     from worldgen.world import Window
 
@@ -521,6 +523,7 @@ def _stages(names: tuple[str, ...]):
         current: list[str] = []
 
         def advance(stage: str, done: int = 0, total: int = 0) -> None:
+            raise_kept_ctrl_c()
             fraction = done / total if total else 0.0
             bar.update(task, description=stage, completed=names.index(stage) + fraction)
             if not _err.is_terminal and current[-1:] != [stage]:  # piped: plain log lines

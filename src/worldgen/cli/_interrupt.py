@@ -12,7 +12,14 @@ import sys
 
 from worldgen._ctrl_c import caused_by_ctrl_c
 
-__all__ = ["INTERRUPTED", "caused_by_ctrl_c", "outcome", "stopped_early"]
+__all__ = [
+    "INTERRUPTED",
+    "caused_by_ctrl_c",
+    "keep_ctrl_c",
+    "outcome",
+    "raise_kept_ctrl_c",
+    "stopped_early",
+]
 
 INTERRUPTED = 130
 """The exit status after Ctrl-C (128 + SIGINT)."""
@@ -43,3 +50,26 @@ def stopped_early() -> SystemExit:
     sys.stderr.write(f"interrupted: {NOTHING}\n")
     sys.stderr.flush()
     return SystemExit(INTERRUPTED)
+
+
+_kept = [False]
+
+
+def keep_ctrl_c(unraisable) -> None:
+    """``sys.unraisablehook``: a Ctrl-C that lands in code Python cannot
+    raise from (the weakref callback of an import's module lock, a
+    ``__del__``) was printed as "Exception ignored ... KeyboardInterrupt"
+    and lost; it is kept instead, for :func:`raise_kept_ctrl_c`. Everything
+    else goes to Python's own hook."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        _kept[0] = True
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+def raise_kept_ctrl_c() -> None:
+    """Raise the Ctrl-C :func:`keep_ctrl_c` kept, if there is one (the
+    start-up's end and each stage of the work check)."""
+    if _kept[0]:
+        _kept[0] = False
+        raise KeyboardInterrupt
