@@ -161,3 +161,44 @@ def test_start_up_runs_no_search_of_the_imports_objects():
     older, enabled, frozen = done.stderr.split("collections")[-1].split()[:3]
     assert (int(older), enabled) == (0, "True")
     assert int(frozen) > 100_000
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+@pytest.mark.parametrize("command", ["terrain", "serve"])
+def test_the_command_line_keeps_freed_memory_for_its_next_arrays(command):
+    # Big arrays were handed back to the system as they were freed, and the
+    # next ones faulted in fresh pages (cleared by the system, and on a
+    # virtual machine faulted in by its host too): kept for reuse instead,
+    # except by the server, whose memory would stay at its highest.
+    probe = textwrap.dedent(
+        """
+        import ctypes, sys
+        import numpy as np
+        import worldgen.cli
+
+        class Info(ctypes.Structure):  # glibc's struct mallinfo2
+            _fields_ = [(name, ctypes.c_size_t) for name in (
+                "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+        def run():
+            mallinfo2 = ctypes.CDLL(None).mallinfo2
+            mallinfo2.restype = Info
+            before = mallinfo2().hblks
+            block = np.ones(64 << 17)  # 64 MiB
+            mapped = mallinfo2().hblks - before
+            del block
+            print("kept", mapped, mallinfo2().fordblks >= 64 << 20, file=sys.stderr)
+            return 0
+
+        worldgen.cli.run = run
+        worldgen.cli.main()
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", probe, command], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    mapped, kept = done.stderr.split("kept")[-1].split()[:2]
+    if command == "serve":
+        assert (mapped, kept) == ("1", "False")
+    else:
+        assert (mapped, kept) == ("0", "True")

@@ -111,8 +111,37 @@ def run(argv: list[str] | None = None) -> int:
     return code if isinstance(code, int) else 0
 
 
+def _keep_freed_memory() -> None:
+    """Have the C allocator (glibc's) keep the memory of freed arrays for
+    the next ones, instead of handing each big array back to the system
+    when it is freed and taking fresh pages for the next.
+
+    A job makes and frees many arrays of tens of MB one after another; the
+    system clears every fresh page, and on a virtual machine that returns
+    free memory to its host each is faulted in there too. Kept, the job
+    reuses what it freed: `worldgen terrain --width 2048 --height 2048`
+    1.03-1.08 times less CPU (system time 0.55 -> 0.31 s), for a peak
+    about 4% higher. For commands that end when their work does (not
+    ``serve``, whose memory would stay at its highest); nothing where the
+    C library is not glibc."""
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    # mallopt's parameters (malloc.h): big blocks from the heap, not mmap;
+    # the heap's free top kept up to 1 GiB; grown 64 MiB at a time.
+    m_trim_threshold, m_top_pad, m_mmap_max = -1, -2, -4
+    mallopt(m_mmap_max, 0)
+    mallopt(m_trim_threshold, 1 << 30)
+    mallopt(m_top_pad, 64 << 20)
+
+
 def main() -> None:
     gc.disable()  # as for the imports above: numba's are most of them
+    if sys.argv[1:2] != ["serve"]:
+        _keep_freed_memory()
     try:
         from worldgen._jit import skip_blas_probe  # numba: a few tenths of a second
 
