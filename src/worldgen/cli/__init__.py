@@ -128,7 +128,7 @@ def _keep_freed_memory() -> None:
         import ctypes
 
         mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # no mallopt; Windows takes no None
         return
     # mallopt's parameters (malloc.h): big blocks from the heap, not mmap;
     # the heap's free top kept up to 1 GiB; grown 64 MiB at a time.
